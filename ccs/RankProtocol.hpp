@@ -1,0 +1,139 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mpidbg/Error.hpp"
+
+namespace mpidbg::ccs::proto {
+
+/// mpidbg's own messages between the runtime in each rank and the front end.
+/// They travel as the data of plain CCS frames (ccs/Frame.hpp). The payload
+/// format is text, one `key=value` pair per line ('\n'), records separated by
+/// a line holding only `--`. Values are escaped: '\\' -> "\\\\", '\n' -> "\\n",
+/// '=' is allowed in values (only the first '=' splits). Unknown keys are
+/// ignored (forward compatibility); missing required keys are an Error.
+/// Version of this format, sent in the registration (`version=1`).
+inline constexpr int kProtocolVersion = 1;
+
+// ---- CCS handlers served by the runtime (request data in parentheses) ----
+/// Status of the rank (no data) -> one RankStatus record.
+inline constexpr std::string_view kStatusHandler = "mpidbg/status";
+/// Collective state of every communicator (no data) -> CommState records.
+inline constexpr std::string_view kCollectivesHandler = "mpidbg/collectives";
+/// Unfreezes the rank (no data) -> empty reply.
+inline constexpr std::string_view kContinueHandler = "mpidbg/continue";
+
+// ---- Frames on the registration / event channel (rank -> front end) ----
+/// First frame on the channel: a Registration record.
+inline constexpr std::string_view kRegisterHandler = "mpidbg/register";
+/// Every later frame: one Event record.
+inline constexpr std::string_view kEventHandler = "mpidbg/event";
+
+/// The collective classes, in the order of mqs_comm_class
+/// (../shared/protocols/mqs.md, "The collective extension").
+enum class CollClass : std::uint8_t {
+  Barrier, Bcast, Allgather, Allgatherv, Allreduce, Alltoall, Alltoallv,
+  ReduceScatter, Reduce, Gather, Gatherv, Scan, Scatter, Scatterv
+};
+inline constexpr std::size_t kCollClassCount = 14;
+
+/// "MPI_Barrier", "MPI_Bcast", ... for a class.
+std::string_view collName(CollClass c);
+
+/// Coarse execution state of a rank as its runtime sees it.
+enum class RankState : std::uint8_t {
+  Running,    ///< executing application code
+  Frozen,     ///< held by the runtime (at MPI_Init end, until continue)
+  InMpi,      ///< inside an intercepted MPI call (see RankStatus::call)
+  Finalized,  ///< MPI_Finalize has returned
+};
+/// "running", "frozen", "in-mpi", "finalized" (the wire spelling).
+std::string_view stateName(RankState s);
+
+/// The MPI call a rank is currently inside.
+struct MpiCall {
+  std::string function;            ///< e.g. "MPI_Recv"
+  /// Which argument `peer` is: "source", "dest", "root", or empty for none.
+  std::string peerRole;
+  std::int32_t peer = 0;           ///< rank in `comm`; -1 = MPI_ANY_SOURCE
+  bool hasTag = false;
+  std::int32_t tag = 0;            ///< -1 = MPI_ANY_TAG
+  std::uint64_t comm = 0;          ///< communicator handle value
+  std::string commName;            ///< "MPI_COMM_WORLD" or set/derived name
+  /// For collectives: the 1-based call number of this class on `comm`; 0 otherwise.
+  std::uint64_t collCall = 0;
+  std::uint64_t elapsedUs = 0;     ///< microseconds since the call was entered
+  std::uint64_t seq = 0;           ///< per-rank count of intercepted calls so far
+};
+
+/// Reply of kStatusHandler. Keys: rank, size, state, mpicalls, and the call.*
+/// keys when `call` is set.
+struct RankStatus {
+  std::int32_t rank = 0;
+  std::int32_t size = 0;
+  RankState state = RankState::Running;
+  std::uint64_t mpiCalls = 0;      ///< intercepted MPI calls since MPI_Init
+  std::optional<MpiCall> call;
+};
+
+/// Collective counters of one communicator in one rank (reply of
+/// kCollectivesHandler, one record per live communicator).
+struct CommState {
+  std::uint64_t handle = 0;        ///< communicator handle value in this rank
+  std::int32_t rootWorldRank = 0;  ///< world rank of the communicator's rank 0
+  std::int32_t size = 0;           ///< communicator size
+  std::int32_t localRank = 0;      ///< this rank's rank in it
+  std::string name;                ///< "MPI_COMM_WORLD", or MPI_Comm_set_name's, or "comm 0x..."
+  std::array<std::uint64_t, kCollClassCount> counts{};  ///< calls entered per class
+  std::array<bool, kCollClassCount> active{};           ///< inside a call of the class now
+};
+
+/// First frame of the event channel. Keys: version, rank, size, host, pid,
+/// port (the rank's CCS server), mpi (library version string), threadlevel,
+/// mac (hex HMAC-SHA256 over the front end's challenge and the record without
+/// the mac line; see ccs/Auth.hpp).
+struct Registration {
+  int version = kProtocolVersion;
+  std::int32_t rank = 0;
+  std::int32_t size = 0;
+  std::string host;
+  std::int32_t pid = 0;
+  std::uint16_t port = 0;
+  std::string mpiLibrary;
+  std::int32_t threadLevel = 0;
+  std::string mac;
+};
+
+/// Something that happened in a rank. Keys: kind, and per kind: code (exited,
+/// abort), signal (signal), text (abort message, optional).
+struct Event {
+  enum class Kind : std::uint8_t {
+    Finalized,  ///< MPI_Finalize returned
+    Exited,     ///< the process is exiting with `code`
+    Signal,     ///< killed by fatal signal `signal`
+    Abort,      ///< MPI_Abort(comm, code) called
+  };
+  Kind kind = Kind::Exited;
+  std::int32_t code = 0;
+  std::int32_t signal = 0;
+  std::string text;
+};
+
+std::string encode(const RankStatus& s);
+Expected<RankStatus> decodeRankStatus(std::string_view text);
+/// Several CommState records separated by `--` lines.
+std::string encode(std::span<const CommState> states);
+Expected<std::vector<CommState>> decodeCommStates(std::string_view text);
+/// Encodes without the mac line when `withMac` is false (the MAC input).
+std::string encode(const Registration& r, bool withMac = true);
+Expected<Registration> decodeRegistration(std::string_view text);
+std::string encode(const Event& e);
+Expected<Event> decodeEvent(std::string_view text);
+
+}  // namespace mpidbg::ccs::proto
