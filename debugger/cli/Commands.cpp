@@ -1,0 +1,297 @@
+#include "debugger/cli/Commands.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+
+#include "debugger/core/CollectiveReport.hpp"
+#include "debugger/core/Grouping.hpp"
+#include "debugger/core/StatusReport.hpp"
+
+namespace mpidbg::cli {
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+CommandResult needJob(Context& ctx) {
+  if (!ctx.debugger.hasJob())
+    return CommandResult::failure("no job: it was killed or never started");
+  return {};
+}
+
+/// The rank set named by `text`, or every rank when `text` is empty.
+Expected<core::RankSet> ranksOrAll(Context& ctx, std::string_view text) {
+  return ctx.debugger.ranks(text.empty() ? "all" : text);
+}
+
+CommandResult doContinue(Context& ctx, std::string_view args) {
+  if (auto r = needJob(ctx); !r.ok) return r;
+  auto ranks = ranksOrAll(ctx, trim(args));
+  if (!ranks) return CommandResult::failure(ranks.error().message);
+  const auto problems = ctx.debugger.continueRanks(*ranks);
+  CommandResult result;
+  const core::RankSet continued = [&] {
+    core::RankSet s = *ranks;
+    for (const auto& [rank, why] : problems) s.erase(rank);
+    return s;
+  }();
+  if (!continued.empty()) result.text = "Continuing " + core::describeRanks(continued) + ".\n";
+  if (!problems.empty()) {
+    std::string msg;
+    for (const auto& g : core::groupByText(problems))
+      msg += (msg.empty() ? "" : "; ") + core::describeRanks(g.ranks) + " " + g.text;
+    if (continued.empty()) return CommandResult::failure("cannot continue: " + msg);
+    result.text += "Not continued: " + msg + ".\n";
+  }
+  return result;
+}
+
+CommandResult doStatus(Context& ctx, std::string_view args) {
+  if (auto r = needJob(ctx); !r.ok) return r;
+  auto ranks = ranksOrAll(ctx, trim(args));
+  if (!ranks) return CommandResult::failure(ranks.error().message);
+  CommandResult result;
+  result.text = core::renderStatus(ctx.debugger.views(*ranks), ctx.settings.blockedAfter);
+  return result;
+}
+
+CommandResult doCollectives(Context& ctx, std::string_view args) {
+  if (auto r = needJob(ctx); !r.ok) return r;
+  if (!trim(args).empty()) return CommandResult::failure("collectives takes no arguments");
+  const auto views = ctx.debugger.views();
+  const auto states = ctx.debugger.collectiveStates();
+  CommandResult result;
+  result.text = core::renderCollectives(views, states, ctx.settings.blockedAfter);
+  return result;
+}
+
+CommandResult doWait(Context& ctx, std::string_view args) {
+  if (auto r = needJob(ctx); !r.ok) return r;
+  auto timeout = ctx.settings.defaultWait;
+  args = trim(args);
+  if (!args.empty()) {
+    double seconds = 0;
+    auto [ptr, ec] = std::from_chars(args.data(), args.data() + args.size(), seconds);
+    if (ec != std::errc() || ptr != args.data() + args.size() || !(seconds >= 0) || std::isinf(seconds))
+      return CommandResult::failure("wait takes a number of seconds, e.g. 'wait 30' (got '" +
+                                    std::string(args) + "')");
+    timeout = std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
+  }
+  g_interrupted = false;
+  const auto start = std::chrono::steady_clock::now();
+  const bool settled = ctx.debugger.waitSettled(timeout, ctx.settings.blockedAfter, [&] {
+    ctx.console.drainNotices();
+    const auto secs = std::chrono::duration_cast<std::chrono::seconds>(
+                          std::chrono::steady_clock::now() - start).count();
+    ctx.console.progress("waiting for the job to stop or block... " + std::to_string(secs) + " s (Ctrl-C interrupts)");
+    return g_interrupted.load();
+  });
+  ctx.console.endProgress();
+  ctx.console.drainNotices();
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  char secs[32];
+  std::snprintf(secs, sizeof secs, "%.1f", took);
+  CommandResult result;
+  if (g_interrupted.exchange(false)) {
+    result.text = "Interrupted after " + std::string(secs) + " s.\n";
+  } else if (!ctx.debugger.jobAlive()) {
+    auto status = ctx.debugger.launcherStatus();
+    result.text = "The job has ended" + (status ? " (launcher " + status->describe() + ")" : std::string()) +
+                  " after " + secs + " s.\n";
+  } else if (settled) {
+    result.text = "Every rank is blocked in MPI, frozen or exited (after " + std::string(secs) + " s).\n";
+  } else {
+    result.text = "Timed out after " + std::string(secs) + " s; some ranks are still running.\n";
+  }
+  return result;
+}
+
+CommandResult doGdb(Context& ctx, std::string_view args) {
+  if (auto r = needJob(ctx); !r.ok) return r;
+  args = trim(args);
+  if (args.empty())
+    return CommandResult::failure("usage: gdb RANKS COMMAND (e.g. 'gdb 2 bt'), or gdb detach RANKS");
+  auto& pool = ctx.debugger.gdb();
+  if (args.starts_with("detach") && (args.size() == 6 || std::isspace(static_cast<unsigned char>(args[6])))) {
+    auto ranks = ranksOrAll(ctx, trim(args.substr(6)));
+    if (!ranks) return CommandResult::failure(ranks.error().message);
+    std::map<int, std::string> outcome;
+    for (auto& [rank, r] : pool.detach(*ranks))
+      outcome[rank] = r ? "detached" : "detach failed: " + r.error().message;
+    if (outcome.empty()) return CommandResult::failure("gdb holds none of " + core::describeRanks(*ranks));
+    CommandResult result;
+    result.text = core::renderGroups(core::groupByText(outcome));
+    return result;
+  }
+  auto [rankText, command] = splitRankToken(args);
+  auto ranks = ctx.debugger.ranks(rankText);
+  if (!ranks) return CommandResult::failure(ranks.error().message);
+  if (trim(command).empty())
+    return CommandResult::failure("usage: gdb RANKS COMMAND: no gdb command given after '" + rankText + "'");
+  const auto outputs = pool.run(*ranks, std::string(trim(command)), [&](int done, int total) {
+    if (total > 1) ctx.console.progress("attaching gdb: " + std::to_string(done) + "/" + std::to_string(total));
+  });
+  ctx.console.endProgress();
+  std::map<int, std::string> texts, errors;
+  for (const auto& [rank, out] : outputs) {
+    if (out) texts[rank] = *out;
+    else errors[rank] = out.error().message;
+  }
+  CommandResult result;
+  result.text = core::renderGroups(core::groupByText(texts));
+  if (!errors.empty()) {
+    std::string msg;
+    for (const auto& g : core::groupByText(errors))
+      msg += (msg.empty() ? "" : "\n") + g.ranks.toString() + " " + g.text;
+    if (texts.empty()) return CommandResult::failure(msg);
+    result.text += "errors:\n" + msg + "\n";
+  }
+  return result;
+}
+
+CommandResult doKill(Context& ctx, std::string_view args) {
+  if (!trim(args).empty()) return CommandResult::failure("kill takes no arguments");
+  if (!ctx.debugger.hasJob()) return CommandResult::failure("no job to kill");
+  ctx.debugger.kill();
+  ctx.killedByUser = true;
+  CommandResult result;
+  result.text = "Killed the job.\n";
+  return result;
+}
+
+CommandResult doQuit(Context&, std::string_view) {
+  CommandResult result;
+  result.quit = true;
+  return result;
+}
+
+CommandResult doHelp(Context&, std::string_view args) {
+  args = trim(args);
+  CommandResult result;
+  if (!args.empty()) {
+    const Command* cmd = findCommand(args);
+    if (cmd == nullptr) return CommandResult::failure("no command '" + std::string(args) + "'; try 'help'");
+    result.text = "Usage: " + cmd->syntax + "\n" + cmd->summary + "\n\n" + cmd->help + "\n";
+    if (!cmd->aliases.empty()) {
+      result.text += "Aliases:";
+      for (const auto& a : cmd->aliases) result.text += " " + a;
+      result.text += "\n";
+    }
+    return result;
+  }
+  result.text = "Commands (help COMMAND for details):\n";
+  for (const auto& cmd : commandTable()) {
+    std::string line = "  " + cmd.syntax;
+    if (line.size() < 28) line.resize(28, ' ');
+    else line += "  ";
+    result.text += line + cmd.summary + "\n";
+  }
+  result.text +=
+      "\nRANKS: all, 3, 0-3,7 or [0-3,7]. Ranks start frozen at the end of MPI_Init;\n"
+      "'run' lets them go.\n";
+  return result;
+}
+
+std::size_t editDistance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::pair<std::string, std::string> splitRankToken(std::string_view args) {
+  args = trim(args);
+  std::size_t end = 0;
+  if (!args.empty() && args.front() == '[') {
+    end = args.find(']');
+    end = end == std::string_view::npos ? args.size() : end + 1;
+  } else {
+    while (end < args.size() && !std::isspace(static_cast<unsigned char>(args[end]))) ++end;
+  }
+  return {std::string(args.substr(0, end)), std::string(trim(args.substr(end)))};
+}
+
+const std::vector<Command>& commandTable() {
+  static const std::vector<Command> table = {
+      {"run", {"continue", "c"}, "run [RANKS]", "Let frozen ranks go (all ranks by default)",
+       "Sends 'continue' to the runtime of each rank: ranks frozen at the end of MPI_Init\n"
+       "(or later) resume. Ranks held by gdb are not touched; release them with 'gdb detach'.",
+       doContinue},
+      {"status", {"st"}, "status [RANKS]", "Show what each rank is doing, grouped by state",
+       "Asks each rank's runtime what it is doing and prints ranks with identical state\n"
+       "together, e.g.\n"
+       "  [0-1,3] blocked in MPI_Allreduce (call 1 on MPI_COMM_WORLD)\n"
+       "  [2] blocked in MPI_Recv(source=0, tag=99, comm=MPI_COMM_WORLD)\n"
+       "A rank is 'blocked' once it has been inside one MPI call for --blocked-after\n"
+       "milliseconds (default 1000); before that it is 'in' the call.",
+       doStatus},
+      {"collectives", {"coll"}, "collectives", "Report stuck collectives per communicator",
+       "For every communicator with a collective in progress, groups the ranks by the\n"
+       "call number they are in, and says what every other member is doing instead:\n"
+       "  Ranks [0-1,3] are in call 1 to MPI_Allreduce.\n"
+       "  Rank 2 has made 0 calls to MPI_Allreduce and is blocked in MPI_Recv(...).",
+       doCollectives},
+      {"wait", {}, "wait [SECONDS]", "Wait until every rank is blocked, frozen or exited",
+       "Returns when every rank is blocked in MPI, frozen, held by gdb or has exited, when\n"
+       "the job ends, after SECONDS (default 60), or on Ctrl-C.",
+       doWait},
+      {"gdb", {}, "gdb RANKS COMMAND", "Run a gdb command on ranks (attaching on first use)",
+       "Attaches one gdb (MI) to each rank of RANKS on first use and runs COMMAND, a gdb\n"
+       "console command, on all of them; identical outputs are grouped by rank set.\n"
+       "While attached, a rank is stopped. 'gdb detach RANKS' lets it run again.\n"
+       "Examples: gdb 2 bt     gdb [0-3] info threads     gdb detach all",
+       doGdb},
+      {"kill", {}, "kill", "Kill the job", "Detaches gdb sessions and ends every process of the job.",
+       doKill},
+      {"quit", {"q", "exit"}, "quit", "Leave the debugger (killing the job if it runs)",
+       "Ends the session. A job that is still running is killed.", doQuit},
+      {"help", {"h", "?"}, "help [COMMAND]", "List commands, or describe one",
+       "Without an argument lists every command; with one, shows its usage and details.", doHelp},
+  };
+  return table;
+}
+
+const Command* findCommand(std::string_view name) {
+  for (const auto& cmd : commandTable()) {
+    if (cmd.name == name) return &cmd;
+    for (const auto& alias : cmd.aliases)
+      if (alias == name) return &cmd;
+  }
+  return nullptr;
+}
+
+CommandResult executeLine(Context& context, std::string_view line) {
+  line = trim(line);
+  if (line.empty() || line.front() == '#') return {};
+  const auto space = line.find_first_of(" \t");
+  const std::string_view name = line.substr(0, space);
+  const std::string_view args = space == std::string_view::npos ? std::string_view{} : line.substr(space + 1);
+  const Command* cmd = findCommand(name);
+  if (cmd == nullptr) {
+    std::string suggestion;
+    for (const auto& c : commandTable())
+      if (editDistance(name, c.name) <= 2 || c.name.starts_with(name))
+        suggestion += (suggestion.empty() ? "" : ", ") + c.name;
+    return CommandResult::failure("unknown command '" + std::string(name) + "'" +
+                                  (suggestion.empty() ? "; try 'help'" : "; did you mean: " + suggestion + "?"));
+  }
+  return cmd->execute(context, args);
+}
+
+}  // namespace mpidbg::cli

@@ -1,0 +1,73 @@
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "debugger/cli/Console.hpp"
+#include "debugger/core/Debugger.hpp"
+
+namespace mpidbg::cli {
+
+/// What a command produced. Commands never print or exit by themselves: the
+/// caller renders the result (text to stdout, the error to stderr).
+struct CommandResult {
+  bool ok = true;
+  std::string text;   ///< output for stdout (may be empty)
+  std::string error;  ///< when !ok: one message a user can act on
+  bool quit = false;  ///< the session should end after this command
+
+  static CommandResult failure(std::string message) {
+    CommandResult r;
+    r.ok = false;
+    r.error = std::move(message);
+    return r;
+  }
+};
+
+/// Settings shared by commands.
+struct Settings {
+  /// A rank inside one MPI call at least this long counts as blocked.
+  std::chrono::milliseconds blockedAfter{1000};
+  /// Default timeout of `wait` without an argument.
+  std::chrono::milliseconds defaultWait{60000};
+};
+
+/// What a command can reach.
+struct Context {
+  core::Debugger& debugger;
+  Console& console;
+  Settings settings;
+  /// Set by `kill`: the job's end is the user's doing, not the job's.
+  bool killedByUser = false;
+};
+
+/// One command: its name, aliases, syntax, one-line summary, longer help, and
+/// the function that executes it with the rest of the line as `args`.
+struct Command {
+  std::string name;
+  std::vector<std::string> aliases;
+  std::string syntax;
+  std::string summary;
+  std::string help;
+  std::function<CommandResult(Context&, std::string_view args)> execute;
+};
+
+/// The table of every command, in the order `help` lists them.
+const std::vector<Command>& commandTable();
+
+/// Finds the command named (or aliased) `name`; nullptr when none.
+const Command* findCommand(std::string_view name);
+
+/// Executes one command line (leading/trailing blanks ignored; empty lines and
+/// lines starting with '#' do nothing). Unknown commands get an error naming
+/// the closest known ones.
+CommandResult executeLine(Context& context, std::string_view line);
+
+/// Splits a leading rank-set token off `args`: "[0-3, 7] bt" -> "[0-3, 7]",
+/// rest "bt"; "2 bt" -> "2", rest "bt". Returns {token, rest}.
+std::pair<std::string, std::string> splitRankToken(std::string_view args);
+
+}  // namespace mpidbg::cli

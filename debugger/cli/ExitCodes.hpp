@@ -1,0 +1,18 @@
+#pragma once
+
+namespace mpidbg::cli {
+
+/// mpidbg's exit codes (docs/commands.md, "Exit codes"). Otherwise, when the
+/// job ran to its end by itself and every command succeeded, the launcher's
+/// own exit code is passed through (0 for a job that succeeded).
+enum ExitCode : int {
+  kExitOk = 0,
+  /// A command failed (unknown command, bad rank set, gdb could not attach...).
+  kExitCommandFailed = 65,
+  /// Bad mpidbg options or no launcher command (EX_USAGE).
+  kExitUsage = 64,
+  /// The job could not be started or never registered (EX_UNAVAILABLE).
+  kExitLaunchFailed = 69,
+};
+
+}  // namespace mpidbg::cli

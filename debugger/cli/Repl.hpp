@@ -1,0 +1,23 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "debugger/cli/Commands.hpp"
+
+namespace mpidbg::cli {
+
+/// Runs the interactive prompt until `quit`, end of input (Ctrl-D) or the
+/// job's end when the user asks to quit. readline with history kept in
+/// ~/.mpidbg_history; Ctrl-C clears the line at the prompt and interrupts a
+/// waiting command, never the debugger. Returns false if any command failed.
+bool runRepl(Context& context);
+
+/// Runs `lines` as commands, echoing each as "(mpidbg) line" first. Stops
+/// early only at `quit`. Returns false if any command failed.
+bool runScript(Context& context, const std::vector<std::string>& lines);
+
+/// Prints a command's result through the console.
+void render(Console& console, const CommandResult& result);
+
+}  // namespace mpidbg::cli

@@ -1,0 +1,153 @@
+// mpidbg: the terminal debugger for MPI jobs. Thin: parses options, launches
+// the job under core::Debugger, then runs commands from -ex/-x, stdin or the
+// readline prompt.
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "debugger/cli/Commands.hpp"
+#include "debugger/cli/ExitCodes.hpp"
+#include "debugger/cli/Repl.hpp"
+
+using namespace mpidbg;
+
+namespace {
+
+/// libmpidbg-rt.so next to this executable: <prefix>/bin/mpidbg ->
+/// <prefix>/lib/libmpidbg-rt.so (the build tree has the same layout).
+std::string defaultRuntimePath() {
+  if (const char* env = std::getenv("MPIDBG_RUNTIME"); env && *env) return env;
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "libmpidbg-rt.so";
+  return (exe.parent_path().parent_path() / "lib" / "libmpidbg-rt.so").string();
+}
+
+std::vector<std::string> readScript(const std::string& path, std::string& error) {
+  std::ifstream in(path);
+  if (!in) {
+    error = "cannot read command file '" + path + "': " + std::strerror(errno);
+    return {};
+  }
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Everything after the first "--" is the launcher command, untouched.
+  std::vector<std::string> ours, launcherArgv;
+  bool sawSeparator = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (!sawSeparator && arg == "--") {
+      sawSeparator = true;
+      continue;
+    }
+    if (sawSeparator) launcherArgv.push_back(arg);
+    else ours.push_back(arg == "-ex" ? "--ex" : arg);  // gdb's spelling
+  }
+
+  CLI::App app{"mpidbg: a terminal debugger for MPI jobs.\n\n"
+               "Usage: mpidbg [OPTIONS] -- LAUNCHER [ARGS...]\n"
+               "  e.g. mpidbg -- mpiexec -n 4 ./app\n"
+               "       mpidbg -ex run -ex 'wait 30' -ex status -ex kill -- mpiexec -n 4 ./app\n\n"
+               "Without -ex/-x, commands come from the prompt (a terminal) or from stdin.\n"
+               "Type 'help' at the prompt for the commands.",
+               "mpidbg"};
+  std::vector<std::string> exCommands, scriptFiles;
+  std::string runtimePath = defaultRuntimePath();
+  std::string gdbPath = "gdb";
+  bool noStopAtInit = false;
+  long blockedAfterMs = 1000;
+  double registerTimeout = 60;
+  app.add_option("--ex", exCommands, "Run COMMAND (repeatable; also spelled -ex)")->type_name("COMMAND");
+  app.add_option("-x,--command", scriptFiles, "Run the commands in FILE (repeatable)")->type_name("FILE");
+  app.add_option("--runtime", runtimePath, "Path of libmpidbg-rt.so")->capture_default_str();
+  app.add_option("--gdb", gdbPath, "gdb executable")->capture_default_str();
+  app.add_flag("--no-stop-at-init", noStopAtInit, "Do not hold ranks at the end of MPI_Init");
+  app.add_option("--blocked-after", blockedAfterMs, "Milliseconds inside one MPI call before a rank counts as blocked")
+      ->capture_default_str()->check(CLI::NonNegativeNumber);
+  app.add_option("--register-timeout", registerTimeout, "Seconds to wait for every rank to register")
+      ->capture_default_str()->check(CLI::PositiveNumber);
+  app.set_version_flag("--version", "mpidbg 0.1.0");
+  try {
+    std::vector<std::string> reversed(ours.rbegin(), ours.rend());
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : cli::kExitUsage;
+  }
+  if (launcherArgv.empty()) {
+    std::cerr << "error: no launcher command; usage: mpidbg [OPTIONS] -- mpiexec -n 4 ./app\n";
+    return cli::kExitUsage;
+  }
+
+  std::vector<std::string> script;
+  for (const auto& file : scriptFiles) {
+    std::string error;
+    auto lines = readScript(file, error);
+    if (!error.empty()) {
+      std::cerr << "error: " << error << "\n";
+      return cli::kExitUsage;
+    }
+    script.insert(script.end(), lines.begin(), lines.end());
+  }
+  script.insert(script.end(), exCommands.begin(), exCommands.end());
+  const bool batch = !script.empty() || ::isatty(STDIN_FILENO) != 1;
+  if (script.empty() && batch)
+    for (std::string line; std::getline(std::cin, line);) script.push_back(line);
+
+  cli::installSignalHandlers();
+  cli::Console console;
+  core::Debugger debugger([&console](const std::string& line) { console.notice(line); });
+  debugger.gdb().gdbPath = gdbPath;
+
+  core::LaunchOptions launch;
+  launch.argv = launcherArgv;
+  launch.runtimePath = runtimePath;
+  launch.stopAtInit = !noStopAtInit;
+  launch.registerTimeout = std::chrono::milliseconds(static_cast<long long>(registerTimeout * 1000));
+  auto launched = debugger.launch(
+      launch,
+      [&](int registered, int expected) {
+        console.progress("waiting for ranks to register: " + std::to_string(registered) + "/" +
+                         (expected > 0 ? std::to_string(expected) : std::string("?")));
+      },
+      [] { return cli::g_interrupted.load(); });
+  console.endProgress();
+  console.drainNotices();
+  if (!launched) {
+    console.error("cannot start the job: " + launched.error().message);
+    return cli::kExitLaunchFailed;
+  }
+  const int size = debugger.job().size();
+  console.print("Job started: " + std::to_string(size) + (size == 1 ? " rank" : " ranks") + ", " +
+                (launch.stopAtInit ? "frozen at the end of MPI_Init ('run' lets them go)."
+                                   : "running."));
+
+  cli::Context context{debugger, console, {}};
+  context.settings.blockedAfter = std::chrono::milliseconds(blockedAfterMs);
+  const bool ok = batch ? cli::runScript(context, script) : cli::runRepl(context);
+
+  int exitCode = ok ? cli::kExitOk : cli::kExitCommandFailed;
+  if (debugger.hasJob()) {
+    if (debugger.jobAlive()) {
+      debugger.kill();
+      if (batch) console.print("The job was still running at the end of the commands; killed it.");
+    } else if (auto status = debugger.launcherStatus(); status && ok && !context.killedByUser) {
+      exitCode = status->signaled ? 128 + status->signal : status->code;
+    }
+    debugger.kill();
+  }
+  console.drainNotices();
+  return exitCode;
+}

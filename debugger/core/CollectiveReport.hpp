@@ -1,0 +1,29 @@
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ccs/RankProtocol.hpp"
+#include "debugger/core/StatusReport.hpp"
+
+namespace mpidbg::core {
+
+/// The stuck-collective report, per communicator, in the style of
+/// ../shared/protocols/mqs.md ("A debugger's report"): for each collective
+/// class that some rank is inside, the ranks grouped by call number
+/// ("ranks [0-1,3] are in call 1 to MPI_Allreduce"), then every other member
+/// with its own call count and what it is doing instead ("rank 2 has made 0
+/// calls to MPI_Allreduce and is blocked in MPI_Recv(source=0, tag=99,
+/// comm=MPI_COMM_WORLD)"). Communicators are keyed by (handle, world rank of
+/// local rank 0, size), since handles can collide across processes.
+/// Communicators of size 1 cannot hang a collective and are left out.
+///
+/// `views` holds every rank's status; `states` the collective counters of the
+/// ranks that answered (by world rank).
+std::string renderCollectives(const std::vector<RankView>& views,
+                              const std::map<int, std::vector<ccs::proto::CommState>>& states,
+                              std::chrono::milliseconds blockedAfter);
+
+}  // namespace mpidbg::core

@@ -1,0 +1,185 @@
+#include "debugger/core/Debugger.hpp"
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <thread>
+
+#include "debugger/core/RankQuery.hpp"
+
+namespace mpidbg::core {
+
+namespace proto = ccs::proto;
+
+Debugger::Debugger(std::function<void(const std::string&)> notify)
+    : notify_(std::move(notify)), gdb_(std::make_unique<GdbPool>(job_)) {
+  job_.setNotifier(notify_);
+}
+
+Debugger::~Debugger() { kill(); }
+
+Expected<void> Debugger::launch(const LaunchOptions& options, const Progress& progress,
+                                const Cancelled& cancelled) {
+  if (launcher_) return fail("a job is already running; 'kill' it first");
+  struct stat st{};
+  if (::stat(options.runtimePath.c_str(), &st) != 0)
+    return fail("runtime library not found at " + options.runtimePath +
+                " (build it, or pass --runtime PATH)");
+  auto dir = SessionDir::create();
+  if (!dir) return std::unexpected(dir.error());
+  sessionDir_ = std::move(*dir);
+  auto hub = EventHub::start("127.0.0.1", sessionDir_->key(), job_, notify_);
+  if (!hub) return std::unexpected(hub.error());
+  hub_ = std::move(*hub);
+
+  std::string preload = options.runtimePath;
+  if (const char* existing = std::getenv("LD_PRELOAD"); existing && *existing)
+    preload += std::string(":") + existing;
+  std::vector<std::pair<std::string, std::string>> env = {
+      {"LD_PRELOAD", preload},
+      {"MPIDBG_FRONTEND", hub_->endpoint().toString()},
+      {"MPIDBG_KEY_FILE", sessionDir_->keyFile()},
+      {"MPIDBG_STOP_AT_INIT", options.stopAtInit ? "1" : "0"},
+  };
+  auto launcher = Launcher::start(options.argv, env);
+  if (!launcher) return std::unexpected(launcher.error());
+  launcher_ = std::move(*launcher);
+  hub_->setLauncher(launcher_.get());
+
+  int lastShown = -1;
+  const bool complete = job_.waitUntil(
+      [&] {
+        const int size = job_.size();
+        const int registered = job_.registered();
+        if (progress && registered != lastShown) {
+          progress(registered, size);
+          lastShown = registered;
+        }
+        return (size > 0 && registered == size) || job_.launcherStatus().has_value();
+      },
+      options.registerTimeout, cancelled);
+
+  const int size = job_.size();
+  const int registered = job_.registered();
+  if (complete && size > 0 && registered == size) return {};
+  std::string why;
+  if (auto status = job_.launcherStatus()) {
+    why = "the job ended before " +
+          (registered == 0 ? std::string("any rank registered")
+                           : "all ranks registered (" + std::to_string(registered) + " of " +
+                                 std::to_string(size) + ")") +
+          ": launcher " + status->describe();
+    if (registered == 0)
+      why += " (is the program an MPI program? does it call MPI_Init?)";
+  } else if (cancelled && cancelled()) {
+    why = "launch interrupted";
+  } else {
+    why = "timed out after " + std::to_string(options.registerTimeout.count() / 1000) +
+          " s waiting for ranks to register (" + std::to_string(registered) + " of " +
+          (size > 0 ? std::to_string(size) : std::string("?")) + " registered)";
+  }
+  kill();
+  return fail(why);
+}
+
+bool Debugger::jobAlive() {
+  return launcher_ != nullptr && !job_.launcherStatus().has_value() && !launcher_->poll();
+}
+
+Expected<RankSet> Debugger::ranks(std::string_view text) const {
+  if (!launcher_) return fail("no job (start one with: mpidbg -- mpiexec -n 4 ./app)");
+  return RankSet::parse(text, job_.size());
+}
+
+std::vector<RankView> Debugger::views(const RankSet& ranks) {
+  std::vector<RankView> views;
+  std::vector<RankInfo> reachable;
+  for (auto& info : job_.snapshot()) {
+    if (!ranks.empty() && !ranks.contains(info.rank)) continue;
+    if (info.reachable()) reachable.push_back(info);
+    views.push_back(RankView{std::move(info), std::nullopt, {}});
+  }
+  auto replies = queryRanks(reachable, proto::kStatusHandler, requestTimeout);
+  for (auto& view : views) {
+    auto it = replies.find(view.info.rank);
+    if (it == replies.end()) continue;
+    if (!it->second) {
+      // The rank may have exited while we asked: prefer the job's record.
+      if (auto fresh = job_.rank(view.info.rank)) view.info = *fresh;
+      view.queryError = it->second.error().message;
+      continue;
+    }
+    auto status = proto::decodeRankStatus(
+        std::string_view(reinterpret_cast<const char*>(it->second->data()), it->second->size()));
+    if (status) view.status = std::move(*status);
+    else view.queryError = "bad status reply: " + status.error().message;
+  }
+  return views;
+}
+
+std::map<int, std::vector<proto::CommState>> Debugger::collectiveStates() {
+  std::vector<RankInfo> reachable;
+  for (auto& info : job_.snapshot())
+    if (info.reachable()) reachable.push_back(info);
+  std::map<int, std::vector<proto::CommState>> out;
+  for (auto& [rank, reply] : queryRanks(reachable, proto::kCollectivesHandler, requestTimeout)) {
+    if (!reply) continue;
+    auto states = proto::decodeCommStates(
+        std::string_view(reinterpret_cast<const char*>(reply->data()), reply->size()));
+    if (states) out[rank] = std::move(*states);
+    else notify_("rank " + std::to_string(rank) + " sent a bad collectives reply: " + states.error().message);
+  }
+  return out;
+}
+
+std::map<int, std::string> Debugger::continueRanks(const RankSet& ranks) {
+  std::map<int, std::string> problems;
+  std::vector<RankInfo> targets;
+  for (auto& info : job_.snapshot()) {
+    if (!ranks.contains(info.rank)) continue;
+    if (info.heldByGdb)
+      problems[info.rank] = "is held by gdb (release it with: gdb detach " + std::to_string(info.rank) + ")";
+    else if (info.ended())
+      problems[info.rank] = "has " + info.describeEnd();
+    else
+      targets.push_back(info);
+  }
+  for (auto& [rank, reply] : queryRanks(targets, proto::kContinueHandler, requestTimeout))
+    if (!reply) problems[rank] = "did not answer: " + reply.error().message;
+  return problems;
+}
+
+bool Debugger::waitSettled(std::chrono::milliseconds timeout, std::chrono::milliseconds blockedAfter,
+                           const Cancelled& cancelled) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (true) {
+    if (!jobAlive()) return true;
+    const auto all = views();
+    bool settled = !all.empty();
+    for (const auto& v : all) settled = settled && isSettled(v, blockedAfter);
+    if (settled) return true;
+    if (cancelled && cancelled()) return false;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    job_.waitUntil([] { return false; }, std::chrono::milliseconds(200), cancelled);
+  }
+}
+
+void Debugger::kill() {
+  if (gdb_) gdb_->closeAll();
+  if (launcher_) {
+    hub_->setLauncher(nullptr);
+    launcher_->terminate(std::chrono::milliseconds(2000));
+    if (auto status = launcher_->poll()) job_.launcherEnded(*status);
+    // Ranks live in process groups of their own (Hydra gives each one): end
+    // any the launcher left behind.
+    for (const auto& info : job_.snapshot())
+      if (!info.ended() && info.pid > 0) ::kill(info.pid, SIGKILL);
+    launcher_.reset();
+  }
+  hub_.reset();
+  sessionDir_.reset();
+}
+
+}  // namespace mpidbg::core

@@ -1,0 +1,105 @@
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ccs/RankProtocol.hpp"
+#include "debugger/core/EventHub.hpp"
+#include "debugger/core/GdbPool.hpp"
+#include "debugger/core/Job.hpp"
+#include "debugger/core/Launcher.hpp"
+#include "debugger/core/RankSet.hpp"
+#include "debugger/core/SessionDir.hpp"
+#include "debugger/core/StatusReport.hpp"
+
+namespace mpidbg::core {
+
+/// How to start a job under the debugger.
+struct LaunchOptions {
+  /// The launcher command line, e.g. {"mpiexec", "-n", "4", "./app"}.
+  std::vector<std::string> argv;
+  /// Path of libmpidbg-rt.so, preloaded into every rank.
+  std::string runtimePath;
+  /// Ranks wait at the end of MPI_Init until `continue` (CharmDebug's model).
+  bool stopAtInit = true;
+  /// How long to wait for every rank to register.
+  std::chrono::milliseconds registerTimeout{60000};
+};
+
+/// Called while waiting: registered ranks so far and the expected count (0
+/// while unknown).
+using Progress = std::function<void(int registered, int expected)>;
+/// Polled while waiting; true aborts the wait (Ctrl-C).
+using Cancelled = std::function<bool()>;
+
+/// The front end's session: the private session directory and key, the
+/// rendezvous/event hub, the launcher, the job model and the gdb sessions.
+/// Commands call into it; it never prints (notices go to the notifier).
+class Debugger {
+ public:
+  /// `notify` receives asynchronous notices (a rank exited, a rejected
+  /// connection), possibly from a background thread.
+  explicit Debugger(std::function<void(const std::string&)> notify);
+  ~Debugger();
+  Debugger(const Debugger&) = delete;
+  Debugger& operator=(const Debugger&) = delete;
+
+  /// Starts the launcher with the runtime preloaded and waits until every rank
+  /// has registered. Errors: launcher not runnable; the job ended before every
+  /// rank registered (with the launcher's status); timeout; cancelled.
+  Expected<void> launch(const LaunchOptions& options, const Progress& progress,
+                        const Cancelled& cancelled);
+
+  /// True between a successful launch and kill().
+  bool hasJob() const { return launcher_ != nullptr; }
+  /// True while the launcher process is still running.
+  bool jobAlive();
+  Job& job() { return job_; }
+
+  /// Parses a rank set against the job. Error when no job is running.
+  Expected<RankSet> ranks(std::string_view text) const;
+
+  /// Current state of `ranks` (all when empty): queries reachable ranks'
+  /// runtimes in parallel.
+  std::vector<RankView> views(const RankSet& ranks = {});
+  /// Collective counters of every reachable rank, by world rank.
+  std::map<int, std::vector<ccs::proto::CommState>> collectiveStates();
+
+  /// Unfreezes `ranks`: the reachable ones get `mpidbg/continue`. Returns the
+  /// ranks that could not be continued with the reason, grouped by text
+  /// (empty when all went well).
+  std::map<int, std::string> continueRanks(const RankSet& ranks);
+
+  /// Blocks until every rank is settled (blocked in MPI for `blockedAfter`,
+  /// frozen, held by gdb or ended) or the job ended, `timeout` passed or the
+  /// wait was cancelled. Returns true when settled or ended.
+  bool waitSettled(std::chrono::milliseconds timeout, std::chrono::milliseconds blockedAfter,
+                   const Cancelled& cancelled);
+
+  /// The gdb sessions of this job.
+  GdbPool& gdb() { return *gdb_; }
+
+  /// Ends the job: gdb sessions first (they detach), then the launcher's
+  /// process group, then any rank process still alive. Idempotent.
+  void kill();
+
+  /// The launcher's end, once it has ended.
+  std::optional<ExitStatus> launcherStatus() { return job_.launcherStatus(); }
+
+  /// Timeout of one CCS request to a rank.
+  std::chrono::milliseconds requestTimeout{3000};
+
+ private:
+  std::function<void(const std::string&)> notify_;
+  Job job_;
+  std::unique_ptr<SessionDir> sessionDir_;
+  std::unique_ptr<EventHub> hub_;
+  std::unique_ptr<Launcher> launcher_;
+  std::unique_ptr<GdbPool> gdb_;
+};
+
+}  // namespace mpidbg::core

@@ -1,0 +1,181 @@
+#include "debugger/core/EventHub.hpp"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <span>
+
+#include "ccs/Auth.hpp"
+#include "ccs/Frame.hpp"
+#include "ccs/RankProtocol.hpp"
+
+namespace mpidbg::core {
+
+namespace proto = ccs::proto;
+
+/// One accepted connection: waiting for its registration, then a rank's channel.
+struct EventHub::Channel {
+  ccs::ScopedFd fd;
+  std::vector<std::uint8_t> challenge;
+  ccs::RequestParser parser{64 * 1024};
+  int rank = -1;  ///< set once registered
+};
+
+namespace {
+
+/// The registration text with its `mac=` line removed: the MAC's input.
+std::string withoutMacLine(std::string_view text) {
+  std::string out;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    auto nl = text.find('\n', pos);
+    const std::size_t end = nl == std::string_view::npos ? text.size() : nl + 1;
+    const auto line = text.substr(pos, end - pos);
+    if (!line.starts_with("mac=")) out += line;
+    pos = end;
+  }
+  return out;
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<EventHub>> EventHub::start(std::string bindAddress,
+                                                    std::vector<std::uint8_t> key, Job& job,
+                                                    std::function<void(const std::string&)> log) {
+  std::unique_ptr<EventHub> hub(new EventHub(job));
+  hub->key_ = std::move(key);
+  hub->log_ = std::move(log);
+  hub->listener_.reset(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (!hub->listener_.valid()) return fail(std::string("cannot create socket: ") + std::strerror(errno));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  if (::inet_pton(AF_INET, bindAddress.c_str(), &addr.sin_addr) != 1)
+    return fail("bad listen address '" + bindAddress + "' (expected an IPv4 address)");
+  if (::bind(hub->listener_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::listen(hub->listener_.get(), 512) != 0)
+    return fail("cannot listen on " + bindAddress + ": " + std::strerror(errno));
+  socklen_t len = sizeof addr;
+  ::getsockname(hub->listener_.get(), reinterpret_cast<sockaddr*>(&addr), &len);
+  hub->endpoint_ = ccs::Endpoint{bindAddress, ntohs(addr.sin_port)};
+  int pipeFds[2];
+  if (::pipe2(pipeFds, O_CLOEXEC | O_NONBLOCK) != 0)
+    return fail(std::string("cannot create pipe: ") + std::strerror(errno));
+  hub->wakeRead_.reset(pipeFds[0]);
+  hub->wakeWrite_.reset(pipeFds[1]);
+  hub->thread_ = std::thread([h = hub.get()] { h->run(); });
+  return hub;
+}
+
+EventHub::~EventHub() {
+  stop_ = true;
+  if (wakeWrite_.valid()) {
+    const char c = 'x';
+    [[maybe_unused]] auto n = ::write(wakeWrite_.get(), &c, 1);
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+void EventHub::setLauncher(Launcher* launcher) { launcher_ = launcher; }
+
+void EventHub::run() {
+  std::map<int, std::unique_ptr<Channel>> channels;  // by fd
+  bool launcherReported = false;
+  while (!stop_) {
+    std::vector<pollfd> fds;
+    fds.push_back({wakeRead_.get(), POLLIN, 0});
+    fds.push_back({listener_.get(), POLLIN, 0});
+    for (const auto& [fd, ch] : channels) fds.push_back({fd, POLLIN, 0});
+    ::poll(fds.data(), fds.size(), 100);
+    if (stop_) break;
+
+    if (Launcher* launcher = launcher_.load(); launcher != nullptr && !launcherReported) {
+      if (auto status = launcher->poll()) {
+        job_.launcherEnded(*status);
+        launcherReported = true;
+      }
+    }
+
+    if (fds[1].revents & POLLIN) {
+      while (true) {
+        const int fd = ::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC);
+        if (fd < 0) break;
+        auto ch = std::make_unique<Channel>();
+        ch->fd.reset(fd);
+        auto challenge = ccs::randomBytes(32);
+        if (!challenge) {
+          log_("event channel: " + challenge.error().message);
+          continue;
+        }
+        ch->challenge = std::move(*challenge);
+        if (::send(fd, ch->challenge.data(), ch->challenge.size(), MSG_NOSIGNAL) !=
+            static_cast<ssize_t>(ch->challenge.size()))
+          continue;
+        channels[fd] = std::move(ch);
+      }
+    }
+
+    for (std::size_t i = 2; i < fds.size(); ++i) {
+      if (fds[i].revents == 0) continue;
+      Channel& ch = *channels[fds[i].fd];
+      std::uint8_t buf[4096];
+      const ssize_t n = ::recv(ch.fd.get(), buf, sizeof buf, 0);
+      bool close = n <= 0;
+      std::span<const std::uint8_t> input(buf, n > 0 ? static_cast<std::size_t>(n) : 0);
+      while (!close && !input.empty()) {
+        auto frame = ch.parser.feed(input);
+        if (!frame) {
+          log_("event channel of " + (ch.rank >= 0 ? "rank " + std::to_string(ch.rank) : "an unregistered peer") +
+               ": " + frame.error().message);
+          close = true;
+          break;
+        }
+        if (!*frame) break;
+        const std::string text((*frame)->data.begin(), (*frame)->data.end());
+        if (ch.rank < 0) {
+          if ((*frame)->handler != proto::kRegisterHandler) {
+            log_("event channel: expected a registration, got '" + (*frame)->handler + "'");
+            close = true;
+            break;
+          }
+          auto reg = proto::decodeRegistration(text);
+          if (!reg) {
+            log_("rejected a registration: " + reg.error().message);
+            close = true;
+            break;
+          }
+          std::vector<std::uint8_t> macInput = ch.challenge;
+          const std::string body = withoutMacLine(text);
+          macInput.insert(macInput.end(), body.begin(), body.end());
+          if (!ccs::constantTimeEqual(ccs::hmacSha256Hex(key_, macInput), reg->mac)) {
+            log_("rejected a registration claiming rank " + std::to_string(reg->rank) +
+                 ": bad MAC (wrong session key?)");
+            close = true;
+            break;
+          }
+          if (auto added = job_.addRank(*reg); !added) {
+            log_("rejected a registration: " + added.error().message);
+            close = true;
+            break;
+          }
+          ch.rank = reg->rank;
+        } else if ((*frame)->handler == proto::kEventHandler) {
+          if (auto event = proto::decodeEvent(text)) job_.applyEvent(ch.rank, *event);
+          else log_("rank " + std::to_string(ch.rank) + " sent a bad event: " + event.error().message);
+        }
+      }
+      if (close) {
+        if (ch.rank >= 0) job_.channelClosed(ch.rank);
+        channels.erase(fds[i].fd);
+      }
+    }
+  }
+}
+
+}  // namespace mpidbg::core

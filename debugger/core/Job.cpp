@@ -1,0 +1,156 @@
+#include "debugger/core/Job.hpp"
+
+#include <cstring>
+
+namespace mpidbg::core {
+
+std::string RankInfo::describeEnd() const {
+  switch (life) {
+    case RankLife::Live: return {};
+    case RankLife::Finalized: return "finalized";
+    case RankLife::Exited: return "exited with code " + std::to_string(exitCode);
+    case RankLife::Signaled:
+      return "exited with signal " + std::to_string(signal) + " (" + ::strsignal(signal) + ")";
+    case RankLife::Aborted:
+      return abortText.empty() ? "called MPI_Abort(errorcode=" + std::to_string(exitCode) + ")"
+                               : "called " + abortText;
+    case RankLife::Lost: return "lost (its process ended without reporting an exit status)";
+  }
+  return {};
+}
+
+void Job::setNotifier(Notifier notifier) {
+  std::lock_guard lock(mutex_);
+  notifier_ = std::move(notifier);
+}
+
+void Job::notify(const std::string& line) {
+  if (notifier_) notifier_(line);
+}
+
+Expected<void> Job::addRank(const ccs::proto::Registration& r) {
+  std::lock_guard lock(mutex_);
+  if (r.size <= 0 || r.rank < 0 || r.rank >= r.size)
+    return fail("registration with rank " + std::to_string(r.rank) + " of size " +
+                std::to_string(r.size) + " is invalid");
+  if (size_ != 0 && r.size != size_)
+    return fail("rank " + std::to_string(r.rank) + " registered with job size " +
+                std::to_string(r.size) + ", others said " + std::to_string(size_));
+  if (ranks_.count(r.rank) != 0)
+    return fail("rank " + std::to_string(r.rank) + " registered twice");
+  size_ = r.size;
+  RankInfo info;
+  info.rank = r.rank;
+  info.host = r.host;
+  info.pid = r.pid;
+  // Runtime servers bind loopback by default; every rank is on this host for now.
+  info.endpoint = ccs::Endpoint{"127.0.0.1", r.port};
+  info.mpiLibrary = r.mpiLibrary;
+  info.threadLevel = r.threadLevel;
+  ranks_[r.rank] = std::move(info);
+  changed_.notify_all();
+  return {};
+}
+
+void Job::applyEvent(int rank, const ccs::proto::Event& event) {
+  std::lock_guard lock(mutex_);
+  auto it = ranks_.find(rank);
+  if (it == ranks_.end()) return;
+  RankInfo& info = it->second;
+  using Kind = ccs::proto::Event::Kind;
+  switch (event.kind) {
+    case Kind::Finalized:
+      if (info.life == RankLife::Live) info.life = RankLife::Finalized;
+      break;
+    case Kind::Exited:
+      if (info.life == RankLife::Live || info.life == RankLife::Finalized) {
+        info.life = RankLife::Exited;
+        info.exitCode = event.code;
+        if (event.code != 0) notify("[" + std::to_string(rank) + "] " + info.describeEnd());
+      }
+      break;
+    case Kind::Signal:
+      info.life = RankLife::Signaled;
+      info.signal = event.signal;
+      notify("[" + std::to_string(rank) + "] " + info.describeEnd());
+      break;
+    case Kind::Abort:
+      info.life = RankLife::Aborted;
+      info.exitCode = event.code;
+      info.abortText = event.text;
+      notify("[" + std::to_string(rank) + "] " + info.describeEnd());
+      break;
+  }
+  changed_.notify_all();
+}
+
+void Job::channelClosed(int rank) {
+  std::lock_guard lock(mutex_);
+  auto it = ranks_.find(rank);
+  if (it == ranks_.end()) return;
+  if (it->second.life == RankLife::Live || it->second.life == RankLife::Finalized) {
+    it->second.life = RankLife::Lost;
+    notify("[" + std::to_string(rank) + "] " + it->second.describeEnd());
+  }
+  changed_.notify_all();
+}
+
+void Job::setHeldByGdb(int rank, bool held) {
+  std::lock_guard lock(mutex_);
+  auto it = ranks_.find(rank);
+  if (it != ranks_.end()) it->second.heldByGdb = held;
+  changed_.notify_all();
+}
+
+void Job::launcherEnded(const ExitStatus& status) {
+  std::lock_guard lock(mutex_);
+  launcherStatus_ = status;
+  changed_.notify_all();
+}
+
+int Job::size() const {
+  std::lock_guard lock(mutex_);
+  return size_;
+}
+
+int Job::registered() const {
+  std::lock_guard lock(mutex_);
+  return static_cast<int>(ranks_.size());
+}
+
+std::vector<RankInfo> Job::snapshot() const {
+  std::lock_guard lock(mutex_);
+  std::vector<RankInfo> out;
+  for (const auto& [r, info] : ranks_) out.push_back(info);
+  return out;
+}
+
+std::optional<RankInfo> Job::rank(int r) const {
+  std::lock_guard lock(mutex_);
+  auto it = ranks_.find(r);
+  if (it == ranks_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<ExitStatus> Job::launcherStatus() const {
+  std::lock_guard lock(mutex_);
+  return launcherStatus_;
+}
+
+bool Job::waitUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout,
+                    const std::function<bool()>& cancelled) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::unique_lock lock(mutex_);
+  while (true) {
+    lock.unlock();
+    const bool finished = done();
+    lock.lock();
+    if (finished) return true;
+    if (cancelled && cancelled()) return false;
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return false;
+    changed_.wait_until(lock, std::min(deadline, now + std::chrono::milliseconds(100)));
+  }
+}
+
+}  // namespace mpidbg::core

@@ -1,0 +1,102 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ccs/Endpoint.hpp"
+#include "ccs/RankProtocol.hpp"
+#include "debugger/core/Launcher.hpp"
+#include "debugger/core/RankSet.hpp"
+
+namespace mpidbg::core {
+
+/// Where a rank's process is in its life, as the front end knows it from the
+/// rank's registration and event channel.
+enum class RankLife {
+  Live,       ///< registered, channel open
+  Finalized,  ///< MPI_Finalize returned, process still alive
+  Exited,     ///< reported its exit code
+  Signaled,   ///< reported a fatal signal
+  Aborted,    ///< called MPI_Abort
+  Lost,       ///< channel closed with no exit report (e.g. SIGKILL)
+};
+
+/// What the front end knows about one rank.
+struct RankInfo {
+  int rank = 0;
+  std::string host;
+  pid_t pid = 0;
+  ccs::Endpoint endpoint;  ///< the rank's CCS server
+  std::string mpiLibrary;
+  int threadLevel = 0;
+  RankLife life = RankLife::Live;
+  int exitCode = 0;     ///< Exited / Aborted
+  int signal = 0;       ///< Signaled
+  std::string abortText;
+  bool heldByGdb = false;  ///< attached by a gdb session: its CCS thread is stopped
+
+  /// True while the process can still answer CCS requests.
+  bool reachable() const { return (life == RankLife::Live || life == RankLife::Finalized) && !heldByGdb; }
+  /// True once the process has ended (or was lost).
+  bool ended() const { return life != RankLife::Live && life != RankLife::Finalized; }
+  /// "exited with code 0", "exited with signal 11 (Segmentation fault)",
+  /// "called MPI_Abort(...)", "lost (channel closed without an exit report)";
+  /// empty for live ranks.
+  std::string describeEnd() const;
+};
+
+/// The job model: ranks as registered, updated by the event hub's thread and
+/// read by commands. All methods are thread-safe.
+class Job {
+ public:
+  /// Called for each event that commands should print ("[2] exited with
+  /// signal 11 ..."); runs on the event hub's thread.
+  using Notifier = std::function<void(const std::string&)>;
+  void setNotifier(Notifier notifier);
+
+  /// Records a registration. Returns an Error for a duplicate rank or a size
+  /// that disagrees with earlier registrations.
+  Expected<void> addRank(const ccs::proto::Registration& r);
+  /// Applies an event from `rank`'s channel.
+  void applyEvent(int rank, const ccs::proto::Event& event);
+  /// The rank's channel closed.
+  void channelClosed(int rank);
+  /// Marks whether gdb holds `rank`.
+  void setHeldByGdb(int rank, bool held);
+  /// The launcher ended with `status`.
+  void launcherEnded(const ExitStatus& status);
+
+  /// Number of ranks in the job (from registrations); 0 before the first.
+  int size() const;
+  /// Number of registered ranks.
+  int registered() const;
+  /// Copy of every registered rank, by rank.
+  std::vector<RankInfo> snapshot() const;
+  std::optional<RankInfo> rank(int r) const;
+  std::optional<ExitStatus> launcherStatus() const;
+
+  /// Blocks until `done()` (evaluated under the lock after each change) is
+  /// true, `timeout` passes, or `cancelled()` returns true (checked every
+  /// 100 ms). Returns whether `done()` became true.
+  bool waitUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout,
+                 const std::function<bool()>& cancelled);
+
+ private:
+  void notify(const std::string& line);
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::map<int, RankInfo> ranks_;
+  int size_ = 0;
+  std::optional<ExitStatus> launcherStatus_;
+  Notifier notifier_;
+};
+
+}  // namespace mpidbg::core

@@ -1,0 +1,57 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mpidbg/Error.hpp"
+
+namespace mpidbg::core {
+
+/// How a process ended, as waitpid reported it.
+struct ExitStatus {
+  bool signaled = false;
+  int code = 0;    ///< exit code when !signaled
+  int signal = 0;  ///< terminating signal when signaled
+  /// "exited with code 0" / "killed by signal 9 (Killed)".
+  std::string describe() const;
+};
+
+/// The launcher process (mpiexec, srun, mpirun, ...) of a job that mpidbg
+/// starts. It runs in its own process group so terminal Ctrl-C reaches only
+/// the debugger; its stdin is /dev/null (the prompt keeps the terminal), its
+/// stdout and stderr are the debugger's.
+class Launcher {
+ public:
+  /// Starts `argv` (argv[0] looked up in PATH) with the debugger's environment
+  /// plus `extraEnv` (NAME, VALUE pairs; they replace existing names).
+  /// Errors: empty argv, or argv[0] not found / not executable ("cannot run
+  /// 'mpiexecc': No such file or directory").
+  static Expected<std::unique_ptr<Launcher>> start(
+      const std::vector<std::string>& argv,
+      const std::vector<std::pair<std::string, std::string>>& extraEnv);
+  /// Terminates the launcher if still running (see terminate).
+  ~Launcher();
+  Launcher(const Launcher&) = delete;
+  Launcher& operator=(const Launcher&) = delete;
+
+  pid_t pid() const { return pid_; }
+  /// Reaps the launcher without blocking; returns its status once it has
+  /// ended (and on every later call).
+  std::optional<ExitStatus> poll();
+  /// Sends SIGTERM to the launcher's process group, waits up to `grace` for
+  /// it to end, then SIGKILLs the group and reaps. Idempotent.
+  void terminate(std::chrono::milliseconds grace);
+
+ private:
+  Launcher() = default;
+  pid_t pid_ = -1;
+  std::optional<ExitStatus> status_;
+};
+
+}  // namespace mpidbg::core

@@ -1,0 +1,43 @@
+#include "debugger/core/SessionDir.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+#include "ccs/Auth.hpp"
+#include "ccs/ScopedFd.hpp"
+
+namespace mpidbg::core {
+
+Expected<std::unique_ptr<SessionDir>> SessionDir::create() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/mpidbg-XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr)
+    return fail("cannot create session directory " + pattern + ": " + std::strerror(errno));
+  std::unique_ptr<SessionDir> dir(new SessionDir());
+  dir->path_ = pattern;  // mkdtemp creates it with mode 0700
+
+  auto key = ccs::randomBytes(ccs::kSessionKeyBytes);
+  if (!key) return std::unexpected(key.error());
+  dir->key_ = std::move(*key);
+
+  const std::string file = dir->keyFile();
+  ccs::ScopedFd fd(::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  if (!fd.valid()) return fail("cannot create key file " + file + ": " + std::strerror(errno));
+  const std::string text = ccs::toHex(dir->key_) + "\n";
+  if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()))
+    return fail("cannot write key file " + file + ": " + std::strerror(errno));
+  return dir;
+}
+
+SessionDir::~SessionDir() {
+  std::error_code ignored;
+  if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+}
+
+}  // namespace mpidbg::core

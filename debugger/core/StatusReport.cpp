@@ -1,0 +1,64 @@
+#include "debugger/core/StatusReport.hpp"
+
+#include "debugger/core/Grouping.hpp"
+
+namespace mpidbg::core {
+
+namespace proto = ccs::proto;
+
+std::string describeCall(const proto::MpiCall& call) {
+  std::string args;
+  if (!call.peerRole.empty()) {
+    const bool anySource = call.peer == -1 && call.peerRole == "source";
+    args = call.peerRole + "=" + (anySource ? std::string("MPI_ANY_SOURCE") : std::to_string(call.peer));
+  }
+  if (call.hasTag) {
+    if (!args.empty()) args += ", ";
+    args += "tag=" + (call.tag == -1 ? std::string("MPI_ANY_TAG") : std::to_string(call.tag));
+  }
+  if (call.collCall > 0) {
+    std::string out = call.function;
+    if (!args.empty()) out += "(" + args + ")";
+    return out + " (call " + std::to_string(call.collCall) + " on " + call.commName + ")";
+  }
+  if (!call.commName.empty() && !args.empty()) args += ", comm=" + call.commName;
+  return args.empty() ? call.function : call.function + "(" + args + ")";
+}
+
+std::string describeRankState(const RankView& view, std::chrono::milliseconds blockedAfter) {
+  if (view.info.ended()) return view.info.describeEnd();
+  if (view.info.heldByGdb) return "stopped by gdb";
+  if (!view.status) return "not responding (" + view.queryError + ")";
+  const auto& s = *view.status;
+  switch (s.state) {
+    case proto::RankState::Frozen: return "frozen";
+    case proto::RankState::Finalized: return "finalized";
+    case proto::RankState::Running: return "running";
+    case proto::RankState::InMpi:
+      if (!s.call) return "in MPI";
+      if (std::chrono::microseconds(s.call->elapsedUs) >= blockedAfter)
+        return "blocked in " + describeCall(*s.call);
+      return "in " + describeCall(*s.call);
+  }
+  return "unknown";
+}
+
+bool isSettled(const RankView& view, std::chrono::milliseconds blockedAfter) {
+  if (view.info.ended() || view.info.heldByGdb) return true;
+  if (!view.status) return false;
+  switch (view.status->state) {
+    case proto::RankState::Frozen: return true;
+    case proto::RankState::InMpi:
+      return view.status->call &&
+             std::chrono::microseconds(view.status->call->elapsedUs) >= blockedAfter;
+    default: return false;
+  }
+}
+
+std::string renderStatus(const std::vector<RankView>& views, std::chrono::milliseconds blockedAfter) {
+  std::map<int, std::string> byRank;
+  for (const auto& v : views) byRank[v.info.rank] = describeRankState(v, blockedAfter);
+  return renderGroups(groupByText(byRank));
+}
+
+}  // namespace mpidbg::core

@@ -1,0 +1,229 @@
+#include "debugger/gdbmi/Session.hpp"
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+#include "debugger/gdbmi/CString.hpp"
+#include "debugger/gdbmi/Parser.hpp"
+
+namespace mpidbg::gdbmi {
+namespace {
+
+using Clock = LineReader::Clock;
+using std::chrono::milliseconds;
+
+/// Async records kept for takeEvents() before the oldest are dropped.
+constexpr std::size_t kMaxEvents = 1024;
+
+std::string ms(milliseconds t) { return std::to_string(t.count()) + " ms"; }
+
+milliseconds leftUntil(Clock::time_point deadline) {
+  return std::max(milliseconds(0),
+                  std::chrono::duration_cast<milliseconds>(deadline - Clock::now()));
+}
+
+std::string lastLine(std::string_view text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
+  const std::size_t nl = text.rfind('\n');
+  return std::string(nl == std::string_view::npos ? text : text.substr(nl + 1));
+}
+
+}  // namespace
+
+Session::Session(ChildProcess gdb)
+    : gdb_(std::move(gdb)), reader_(gdb_.stdoutFd(), gdb_.stderrFd()) {}
+
+Expected<std::unique_ptr<Session>> Session::start(const SessionOptions& options) {
+  std::vector<std::string> argv = {options.gdbPath, "--interpreter=mi3", "-nx", "-q"};
+  argv.insert(argv.end(), options.extraArgs.begin(), options.extraArgs.end());
+  auto child = ChildProcess::spawn(argv, "gdb");
+  if (!child) {
+    std::string message = child.error().message;
+    if (options.gdbPath != "gdb") message += " (" + options.gdbPath + ")";
+    return fail(std::move(message));
+  }
+  std::unique_ptr<Session> session(new Session(std::move(*child)));
+
+  const auto deadline = Clock::now() + options.startTimeout;
+  while (true) {
+    auto record = session->readRecord(deadline, "its first prompt", options.startTimeout);
+    if (!record) return fail("cannot start gdb: " + record.error().message);
+    if (record->kind == RecordKind::Prompt) break;
+    if (record->isAsync()) {
+      session->noteAsync(*record);
+      session->events_.push_back(std::move(*record));
+    }
+  }
+
+  static constexpr std::array<std::string_view, 5> kSetup = {
+      "-gdb-set pagination off", "-gdb-set confirm off", "-gdb-set width 0",
+      "-gdb-set height 0",       "-gdb-set debuginfod enabled off"};
+  for (std::string_view setting : kSetup) {
+    auto reply = session->command(setting, options.startTimeout);
+    if (!reply) return fail("cannot start gdb: " + reply.error().message);
+    // Older gdbs lack debuginfod; that setting is best effort.
+    if (reply->isError() && !setting.starts_with("-gdb-set debuginfod")) {
+      return fail("cannot start gdb: '" + std::string(setting) + "' failed: " +
+                  reply->errorMessage());
+    }
+  }
+  return session;
+}
+
+Session::~Session() {
+  if (!deadMessage_ && gdb_.running()) {
+    // Ask gdb to quit (it detaches from attached processes), draining its
+    // output meanwhile so it cannot block on a full pipe; then kill.
+    const auto deadline = Clock::now() + milliseconds(1500);
+    if (gdb_.writeAll("-gdb-exit\n", milliseconds(200))) {
+      while (gdb_.running() && Clock::now() < deadline) {
+        auto line = reader_.readLine(std::min(deadline, Clock::now() + milliseconds(20)));
+        if (!line && line.error() == LineReader::Failure::Closed) break;
+      }
+      gdb_.waitExit(leftUntil(deadline));
+    }
+  }
+  gdb_.kill();
+}
+
+Error Session::gdbGone() {
+  if (!deadMessage_) {
+    if (!gdb_.waitExit(milliseconds(1000))) gdb_.kill();
+    std::string message = "gdb " + gdb_.describeExit();
+    const std::string why = lastLine(reader_.stderrTail());
+    if (!why.empty()) message += ": " + why;
+    deadMessage_ = std::move(message);
+  }
+  return Error{*deadMessage_};
+}
+
+Expected<Record> Session::readRecord(Clock::time_point deadline, std::string_view waitingFor,
+                                     milliseconds timeout) {
+  while (true) {
+    auto line = reader_.readLine(deadline);
+    if (!line) {
+      if (line.error() == LineReader::Failure::Closed) return std::unexpected(gdbGone());
+      return fail("gdb did not answer " + std::string(waitingFor) + " within " + ms(timeout));
+    }
+    if (line->empty() || *line == "\r") continue;
+    auto record = Parser::parse(*line);
+    if (record) return record;
+    // Not MI: the inferior's own output on gdb's stdout. Pass it on as target text.
+    Record raw;
+    raw.kind = RecordKind::TargetStream;
+    raw.text = std::move(*line) + "\n";
+    return raw;
+  }
+}
+
+void Session::noteAsync(const Record& record) {
+  if (record.kind == RecordKind::ExecAsync) {
+    if (record.recordClass == "running") stopped_ = false;
+    if (record.recordClass == "stopped") stopped_ = true;
+  } else if (record.kind == RecordKind::NotifyAsync && record.recordClass == "thread-group-exited" &&
+             record.results.getString("exit-code") != nullptr) {
+    attached_.reset();  // the attached process itself exited
+  }
+}
+
+Expected<Reply> Session::command(std::string_view miCommand, milliseconds timeout) {
+  if (deadMessage_) return fail(*deadMessage_);
+  if (miCommand.find_first_of("\r\n") != std::string_view::npos) {
+    return fail("an MI command must be one line");
+  }
+  const auto deadline = Clock::now() + timeout;
+  const std::uint64_t token = nextToken_++;
+  const std::string line = std::to_string(token) + std::string(miCommand) + "\n";
+  if (auto sent = gdb_.writeAll(line, timeout); !sent) {
+    if (!gdb_.running()) return std::unexpected(gdbGone());
+    return fail("cannot send '" + std::string(miCommand) + "' to gdb: " + sent.error().message);
+  }
+  Reply reply;
+  reply.asyncs = std::exchange(events_, {});
+  const std::string waitingFor = "'" + std::string(miCommand) + "'";
+  while (true) {
+    auto record = readRecord(deadline, waitingFor, timeout);
+    if (!record) return std::unexpected(record.error());
+    switch (record->kind) {
+      case RecordKind::Result:
+        if (record->token != token) break;  // a late answer to a timed-out command
+        reply.resultClass = std::move(record->recordClass);
+        reply.results = std::move(record->results);
+        return reply;
+      case RecordKind::ExecAsync:
+      case RecordKind::StatusAsync:
+      case RecordKind::NotifyAsync:
+        noteAsync(*record);
+        reply.asyncs.push_back(std::move(*record));
+        break;
+      case RecordKind::ConsoleStream: reply.console += record->text; break;
+      case RecordKind::TargetStream: reply.target += record->text; break;
+      case RecordKind::LogStream: reply.log += record->text; break;
+      case RecordKind::Prompt: break;
+    }
+  }
+}
+
+Expected<std::string> Session::console(std::string_view cliCommand, milliseconds timeout) {
+  auto reply = command("-interpreter-exec console " + quoteCString(cliCommand), timeout);
+  if (!reply) return std::unexpected(reply.error());
+  if (reply->isError()) {
+    std::string message = reply->errorMessage();
+    if (message.empty()) message = "gdb rejected '" + std::string(cliCommand) + "'";
+    return fail(std::move(message));
+  }
+  return std::move(reply->console);
+}
+
+Expected<void> Session::attach(pid_t pid, milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  const std::string what = "cannot attach to pid " + std::to_string(pid) + ": ";
+  stopped_ = false;
+  auto reply = command("-target-attach " + std::to_string(pid), timeout);
+  if (!reply) return fail(what + reply.error().message);
+  if (reply->isError()) return fail(what + reply->errorMessage());
+  attached_ = pid;
+  if (!stopped_) {
+    auto stop = waitForAsync("stopped", leftUntil(deadline));
+    if (!stop) return fail(what + stop.error().message);
+  }
+  return {};
+}
+
+Expected<void> Session::detach(milliseconds timeout) {
+  auto reply = command("-target-detach", timeout);
+  if (!reply) return fail("cannot detach: " + reply.error().message);
+  if (reply->isError()) return fail("cannot detach: " + reply->errorMessage());
+  attached_.reset();
+  stopped_ = false;
+  return {};
+}
+
+Expected<Record> Session::waitForAsync(std::string_view asyncClass, milliseconds timeout) {
+  auto queued = std::find_if(events_.begin(), events_.end(),
+                             [&](const Record& r) { return r.recordClass == asyncClass; });
+  if (queued != events_.end()) {
+    Record found = std::move(*queued);
+    events_.erase(queued);
+    return found;
+  }
+  if (deadMessage_) return fail(*deadMessage_);
+  const auto deadline = Clock::now() + timeout;
+  const std::string waitingFor = "with *" + std::string(asyncClass);
+  while (true) {
+    auto record = readRecord(deadline, waitingFor, timeout);
+    if (!record) return std::unexpected(record.error());
+    if (!record->isAsync()) continue;  // stream text outside a command is dropped
+    noteAsync(*record);
+    if (record->recordClass == asyncClass) return std::move(*record);
+    if (events_.size() >= kMaxEvents) events_.erase(events_.begin());
+    events_.push_back(std::move(*record));
+  }
+}
+
+std::vector<Record> Session::takeEvents() { return std::exchange(events_, {}); }
+
+bool Session::alive() { return !deadMessage_ && gdb_.running(); }
+
+}  // namespace mpidbg::gdbmi

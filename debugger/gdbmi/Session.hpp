@@ -1,0 +1,111 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "debugger/gdbmi/ChildProcess.hpp"
+#include "debugger/gdbmi/LineReader.hpp"
+#include "debugger/gdbmi/Record.hpp"
+#include "debugger/gdbmi/Reply.hpp"
+#include "mpidbg/Error.hpp"
+
+namespace mpidbg::gdbmi {
+
+/// How to start gdb for a Session.
+struct SessionOptions {
+  /// The gdb executable; searched in PATH when it has no '/'.
+  std::string gdbPath = "gdb";
+  /// Extra arguments after `--interpreter=mi3 -nx -q`.
+  std::vector<std::string> extraArgs;
+  /// Bound for the first `(gdb)` prompt and for each setup command.
+  std::chrono::milliseconds startTimeout{10000};
+};
+
+/// One `gdb --interpreter=mi3 -nx -q` child process driven over MI.
+/// Owns the process: the destructor sends -gdb-exit (which detaches from an
+/// attached process), waits briefly, then SIGKILLs and reaps gdb. Every call
+/// is bounded by its timeout. Not thread-safe: one thread drives a session
+/// at a time (different sessions may be driven concurrently).
+class Session {
+ public:
+  /// Starts gdb in its own process group, waits for its first prompt, and
+  /// sets pagination off, confirm off, width 0, height 0 and (if this gdb
+  /// knows it) debuginfod off. Errors: "cannot start gdb <path>: <strerror>"
+  /// when gdb cannot be executed; "gdb exited (status N) ..." / timeouts
+  /// when it does not come up; a setup command's ^error message.
+  static Expected<std::unique_ptr<Session>> start(const SessionOptions& options = {});
+
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+  ~Session();
+
+  /// Sends `miCommand` (an MI command such as "-stack-list-frames", without
+  /// token or newline) with a fresh numeric token and reads until the result
+  /// record with that token, collecting stream text and async records. An
+  /// ^error is a Reply (isError()); Error only for a command containing a
+  /// newline, a write failure, `timeout` passing ("gdb did not answer ...
+  /// within N ms"; a late answer is skipped later), or gdb exiting ("gdb
+  /// exited (status N)", "gdb killed by signal N"), after which every call
+  /// fails with that message.
+  Expected<Reply> command(std::string_view miCommand, std::chrono::milliseconds timeout);
+
+  /// Runs a CLI command through `-interpreter-exec console "<cmd>"` and
+  /// returns its console stream text ("" if it printed nothing). ^error ->
+  /// Error with gdb's message; otherwise as command().
+  Expected<std::string> console(std::string_view cliCommand, std::chrono::milliseconds timeout);
+
+  /// `-target-attach PID`, then waits (within the same `timeout`) for the
+  /// `*stopped` record so the target is stopped and ready for commands.
+  /// Error "cannot attach to pid N: <gdb's message>" (e.g. "ptrace: No such
+  /// process.") on ^error.
+  Expected<void> attach(pid_t pid, std::chrono::milliseconds timeout);
+
+  /// `-target-detach`: lets the attached process run on. Error carries
+  /// gdb's message on ^error.
+  Expected<void> detach(std::chrono::milliseconds timeout);
+
+  /// Returns the first unconsumed exec/status/notify async record with class
+  /// `asyncClass` (e.g. "stopped"), reading more output for up to `timeout`.
+  /// Records read meanwhile stay queued for takeEvents() / the next Reply.
+  Expected<Record> waitForAsync(std::string_view asyncClass, std::chrono::milliseconds timeout);
+
+  /// Async records that arrived outside any command and were not consumed by
+  /// waitForAsync(); clears the queue. (command() also hands them over in
+  /// Reply::asyncs, first.)
+  std::vector<Record> takeEvents();
+
+  /// True while the gdb process has not exited (non-blocking waitpid).
+  bool alive();
+  /// gdb's process id (also its process group id).
+  pid_t gdbPid() const { return gdb_.pid(); }
+  /// The pid attached by attach(), until detach().
+  std::optional<pid_t> attachedPid() const { return attached_; }
+  /// True when the last exec record seen was `*stopped` (target halted).
+  bool targetStopped() const { return stopped_; }
+  /// The most recent stderr output of gdb (bounded), for diagnostics.
+  const std::string& stderrTail() const { return reader_.stderrTail(); }
+
+ private:
+  explicit Session(ChildProcess gdb);
+  Expected<Record> readRecord(LineReader::Clock::time_point deadline, std::string_view waitingFor,
+                              std::chrono::milliseconds timeout);
+  void noteAsync(const Record& record);
+  Error gdbGone();
+
+  ChildProcess gdb_;
+  LineReader reader_;
+  std::uint64_t nextToken_ = 1;
+  std::optional<std::string> deadMessage_;
+  std::vector<Record> events_;
+  std::optional<pid_t> attached_;
+  bool stopped_ = false;
+};
+
+}  // namespace mpidbg::gdbmi

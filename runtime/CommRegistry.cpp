@@ -1,0 +1,211 @@
+#include "CommRegistry.hpp"
+
+#include <cstdio>
+#include <cstring>
+
+namespace mpidbg::rt {
+
+namespace {
+
+constexpr std::size_t kMask = CommRegistry::kCapacity - 1;
+static_assert((CommRegistry::kCapacity & kMask) == 0, "capacity must be a power of two");
+/// Attempts before a reader skips a record that keeps changing.
+constexpr int kReadAttempts = 16;
+
+void storeName(CommRecord& r, std::string_view name) noexcept {
+  char bytes[64] = {};
+  std::memcpy(bytes, name.data(), name.size() < 63 ? name.size() : 63);
+  for (std::size_t w = 0; w < r.nameWords.size(); ++w) {
+    std::uint64_t word;
+    std::memcpy(&word, bytes + 8 * w, 8);
+    r.nameWords[w].store(word, std::memory_order_relaxed);
+  }
+}
+
+std::string loadName(const CommRecord& r) {
+  char bytes[65] = {};
+  for (std::size_t w = 0; w < r.nameWords.size(); ++w) {
+    const std::uint64_t word = r.nameWords[w].load(std::memory_order_relaxed);
+    std::memcpy(bytes + 8 * w, &word, 8);
+  }
+  return std::string(bytes, strnlen(bytes, 64));
+}
+
+/// Opens a writer section on `r` (seqlock odd). Caller holds the mutex.
+void beginWrite(CommRecord& r) noexcept {
+  r.version.store(r.version.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+}
+
+/// Closes a writer section on `r` (seqlock even again).
+void endWrite(CommRecord& r) noexcept {
+  r.version.store(r.version.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+}
+
+}  // namespace
+
+CommInfo describeComm(MPI_Comm comm) noexcept {
+  CommInfo info;
+  PMPI_Comm_size(comm, &info.size);
+  PMPI_Comm_rank(comm, &info.localRank);
+  MPI_Group group = MPI_GROUP_NULL;
+  if (PMPI_Comm_group(comm, &group) != MPI_SUCCESS) return info;
+  MPI_Group world = MPI_GROUP_NULL;
+  if (PMPI_Comm_group(MPI_COMM_WORLD, &world) == MPI_SUCCESS) {
+    const int zero = 0;
+    int out = MPI_UNDEFINED;
+    if (PMPI_Group_translate_ranks(group, 1, &zero, world, &out) == MPI_SUCCESS)
+      info.rootWorldRank = out == MPI_UNDEFINED ? -1 : out;
+    PMPI_Group_free(&world);
+  }
+  PMPI_Group_free(&group);
+  return info;
+}
+
+void defaultCommName(MPI_Comm comm, std::array<char, 64>& out) noexcept {
+  if (comm == MPI_COMM_WORLD)
+    std::snprintf(out.data(), out.size(), "MPI_COMM_WORLD");
+  else if (comm == MPI_COMM_SELF)
+    std::snprintf(out.data(), out.size(), "MPI_COMM_SELF");
+  else
+    std::snprintf(out.data(), out.size(), "comm 0x%x", static_cast<unsigned>(commKey(comm)));
+}
+
+std::size_t CommRegistry::home(std::uint64_t handle) noexcept {
+  return static_cast<std::size_t>((handle * 0x9E3779B97F4A7C15ull) >> 52) & kMask;
+}
+
+CommRecord* CommRegistry::find(std::uint64_t handle) noexcept {
+  std::size_t i = home(handle);
+  for (std::size_t n = 0; n < kCapacity; ++n, i = (i + 1) & kMask) {
+    CommRecord& r = slots_[i];
+    const std::uint32_t st = r.state.load(std::memory_order_acquire);
+    if (st == CommRecord::Empty) return nullptr;
+    if (st == CommRecord::Live && r.handle.load(std::memory_order_relaxed) == handle) return &r;
+  }
+  return nullptr;
+}
+
+CommRecord* CommRegistry::add(std::uint64_t handle, const CommInfo& info) noexcept {
+  std::lock_guard lock(writers_);
+  CommRecord* target = nullptr;
+  CommRecord* firstFree = nullptr;
+  std::size_t i = home(handle);
+  for (std::size_t n = 0; n < kCapacity; ++n, i = (i + 1) & kMask) {
+    CommRecord& r = slots_[i];
+    const std::uint32_t st = r.state.load(std::memory_order_relaxed);
+    if (st == CommRecord::Live && r.handle.load(std::memory_order_relaxed) == handle) {
+      target = &r;
+      break;
+    }
+    if (st == CommRecord::Tombstone && !firstFree) firstFree = &r;
+    if (st == CommRecord::Empty) {
+      if (!firstFree) firstFree = &r;
+      break;
+    }
+  }
+  if (!target) target = firstFree;
+  if (!target) return nullptr;
+
+  CommRecord& r = *target;
+  r.state.store(CommRecord::Filling, std::memory_order_relaxed);
+  beginWrite(r);
+  r.handle.store(handle, std::memory_order_relaxed);
+  r.size.store(info.size, std::memory_order_relaxed);
+  r.localRank.store(info.localRank, std::memory_order_relaxed);
+  r.rootWorldRank.store(info.rootWorldRank, std::memory_order_relaxed);
+  storeName(r, info.name);
+  for (auto& c : r.entries) c.store(0, std::memory_order_relaxed);
+  for (auto& c : r.exits) c.store(0, std::memory_order_relaxed);
+  endWrite(r);
+  r.state.store(CommRecord::Live, std::memory_order_release);
+  return &r;
+}
+
+CommRecord* CommRegistry::findOrRegister(MPI_Comm comm) noexcept {
+  const std::uint64_t key = commKey(comm);
+  if (CommRecord* r = find(key)) return r;
+  if (comm == MPI_COMM_NULL) return nullptr;
+  CommInfo info = describeComm(comm);
+  std::array<char, 64> name{};
+  defaultCommName(comm, name);
+  info.name = name.data();
+  return add(key, info);
+}
+
+void CommRegistry::remove(std::uint64_t handle) noexcept {
+  std::lock_guard lock(writers_);
+  CommRecord* r = find(handle);
+  if (!r) return;
+  beginWrite(*r);
+  r->state.store(CommRecord::Tombstone, std::memory_order_release);
+  endWrite(*r);
+  // A tombstone followed by an empty slot ends no probe chain: turn the run of
+  // tombstones ending here back into empty slots so misses stay short.
+  std::size_t i = static_cast<std::size_t>(r - slots_.data());
+  if (slots_[(i + 1) & kMask].state.load(std::memory_order_relaxed) != CommRecord::Empty) return;
+  for (std::size_t n = 0; n < kCapacity; ++n, i = (i - 1) & kMask) {
+    if (slots_[i].state.load(std::memory_order_relaxed) != CommRecord::Tombstone) break;
+    slots_[i].state.store(CommRecord::Empty, std::memory_order_release);
+  }
+}
+
+void CommRegistry::rename(std::uint64_t handle, std::string_view name) noexcept {
+  std::lock_guard lock(writers_);
+  CommRecord* r = find(handle);
+  if (!r) return;
+  beginWrite(*r);
+  storeName(*r, name);
+  endWrite(*r);
+}
+
+bool CommRegistry::readRecord(const CommRecord& r, ccs::proto::CommState& out) {
+  const std::uint32_t before = r.version.load(std::memory_order_acquire);
+  if ((before & 1u) || r.state.load(std::memory_order_relaxed) != CommRecord::Live) return false;
+  out.handle = r.handle.load(std::memory_order_relaxed);
+  out.size = r.size.load(std::memory_order_relaxed);
+  out.localRank = r.localRank.load(std::memory_order_relaxed);
+  out.rootWorldRank = r.rootWorldRank.load(std::memory_order_relaxed);
+  out.name = loadName(r);
+  for (std::size_t c = 0; c < ccs::proto::kCollClassCount; ++c) {
+    // Exits first: an entry counted after the exit read only makes the class
+    // look active, never an exit without its entry.
+    const std::uint64_t left = r.exits[c].load(std::memory_order_acquire);
+    const std::uint64_t entered = r.entries[c].load(std::memory_order_relaxed);
+    out.counts[c] = entered;
+    out.active[c] = entered > left;
+  }
+  std::atomic_thread_fence(std::memory_order_acquire);
+  return r.version.load(std::memory_order_relaxed) == before &&
+         r.state.load(std::memory_order_relaxed) == CommRecord::Live;
+}
+
+std::string CommRegistry::nameOf(std::uint64_t handle) const {
+  // find() does not modify the table; the const_cast only reuses its probe loop.
+  if (const CommRecord* r = const_cast<CommRegistry*>(this)->find(handle)) {
+    for (int attempt = 0; attempt < kReadAttempts; ++attempt) {
+      ccs::proto::CommState s;
+      if (readRecord(*r, s) && s.handle == handle) return s.name;
+    }
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "comm 0x%x", static_cast<unsigned>(handle));
+  return text;
+}
+
+std::vector<ccs::proto::CommState> CommRegistry::snapshot() const {
+  std::vector<ccs::proto::CommState> out;
+  for (const CommRecord& r : slots_) {
+    if (r.state.load(std::memory_order_acquire) != CommRecord::Live) continue;
+    for (int attempt = 0; attempt < kReadAttempts; ++attempt) {
+      ccs::proto::CommState s;
+      if (readRecord(r, s)) {
+        out.push_back(std::move(s));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace mpidbg::rt

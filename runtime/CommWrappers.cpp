@@ -1,0 +1,64 @@
+// Communicator creation, naming and freeing: keeps the communicator registry
+// in step with the application (names, sizes, world rank of rank 0).
+#include <mpi.h>
+
+#include "CallScope.hpp"
+
+using mpidbg::rt::CallScope;
+using mpidbg::rt::MpiFunction;
+using mpidbg::rt::Runtime;
+
+namespace {
+
+/// Registers the communicator the application just created in `*created`
+/// (no-op for a failed call, MPI_COMM_NULL, or an inert runtime).
+void registerCreated(int rc, const MPI_Comm* newcomm) noexcept {
+  Runtime* rt = Runtime::attached();
+  if (!rt || rc != MPI_SUCCESS || !newcomm || *newcomm == MPI_COMM_NULL) return;
+  const MPI_Comm created = *newcomm;
+  mpidbg::rt::CommInfo info = mpidbg::rt::describeComm(created);
+  std::array<char, 64> name{};
+  mpidbg::rt::defaultCommName(created, name);
+  info.name = name.data();
+  rt->comms().add(mpidbg::rt::commKey(created), info);
+}
+
+}  // namespace
+
+MPIDBG_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
+  CallScope scope(MpiFunction::CommDup, comm);
+  const int rc = PMPI_Comm_dup(comm, newcomm);
+  registerCreated(rc, newcomm);
+  return rc;
+}
+
+MPIDBG_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
+  CallScope scope(MpiFunction::CommSplit, comm);
+  const int rc = PMPI_Comm_split(comm, color, key, newcomm);
+  registerCreated(rc, newcomm);
+  return rc;
+}
+
+MPIDBG_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
+  CallScope scope(MpiFunction::CommCreate, comm);
+  const int rc = PMPI_Comm_create(comm, group, newcomm);
+  registerCreated(rc, newcomm);
+  return rc;
+}
+
+MPIDBG_EXPORT int MPI_Comm_free(MPI_Comm* comm) {
+  CallScope scope(MpiFunction::CommFree, comm ? *comm : MPI_COMM_NULL);
+  const MPI_Comm freed = comm ? *comm : MPI_COMM_NULL;
+  const int rc = PMPI_Comm_free(comm);
+  if (Runtime* rt = Runtime::attached(); rt && rc == MPI_SUCCESS)
+    rt->comms().remove(mpidbg::rt::commKey(freed));
+  return rc;
+}
+
+MPIDBG_EXPORT int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
+  const int rc = PMPI_Comm_set_name(comm, comm_name);
+  if (Runtime* rt = Runtime::attached(); rt && rc == MPI_SUCCESS && comm_name) {
+    if (rt->comms().findOrRegister(comm)) rt->comms().rename(mpidbg::rt::commKey(comm), comm_name);
+  }
+  return rc;
+}

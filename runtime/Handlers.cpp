@@ -1,0 +1,91 @@
+#include "Handlers.hpp"
+
+#include <time.h>
+
+#include <string>
+
+#include "Runtime.hpp"
+#include "ccs/Frame.hpp"
+
+namespace mpidbg::rt {
+
+namespace {
+
+namespace proto = ccs::proto;
+
+std::vector<std::uint8_t> bytesOf(const std::string& text) { return {text.begin(), text.end()}; }
+
+std::int64_t monotonicNs() noexcept {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+/// The rank's status: state, call counter, and the current call if any.
+proto::RankStatus status(Runtime& rt) {
+  proto::RankStatus s;
+  s.rank = rt.rank();
+  s.size = rt.size();
+  s.mpiCalls = rt.mpiCalls();
+  const std::optional<MpiCallRecord> call = rt.currentCall().read();
+  s.state = rt.state(call.has_value());
+  if (call) {
+    proto::MpiCall m;
+    m.function = std::string(functionName(call->function));
+    m.peerRole = std::string(peerRoleName(call->peerRole));
+    m.peer = call->peer;
+    m.hasTag = call->hasTag;
+    m.tag = call->tag;
+    m.comm = call->comm;
+    if (call->comm != 0) m.commName = rt.comms().nameOf(call->comm);
+    m.collCall = call->collCall;
+    const std::int64_t elapsed = monotonicNs() - call->entryNs;
+    m.elapsedUs = elapsed > 0 ? static_cast<std::uint64_t>(elapsed / 1000) : 0;
+    m.seq = call->seq;
+    s.call = std::move(m);
+  }
+  return s;
+}
+
+/// Wraps a handler body so nothing escapes the helper thread.
+template <typename Body>
+ccs::Handler guarded(Body body) {
+  return [body = std::move(body)](const ccs::Request& request) -> ccs::HandlerResult {
+    try {
+      return body(request);
+    } catch (const std::exception& e) {
+      return fail(std::string("handler failed: ") + e.what());
+    } catch (...) {
+      return fail("handler failed");
+    }
+  };
+}
+
+}  // namespace
+
+void registerHandlers(ccs::Server& server, Runtime& runtime) {
+  Runtime* rt = &runtime;
+  server.addHandler(std::string(proto::kStatusHandler), guarded([rt](const ccs::Request&) -> ccs::HandlerResult {
+                      return bytesOf(proto::encode(status(*rt)));
+                    }));
+  server.addHandler(std::string(proto::kCollectivesHandler),
+                    guarded([rt](const ccs::Request&) -> ccs::HandlerResult {
+                      const auto states = rt->comms().snapshot();
+                      return bytesOf(proto::encode(std::span<const proto::CommState>(states)));
+                    }));
+  server.addHandler(std::string(proto::kContinueHandler),
+                    guarded([rt](const ccs::Request&) -> ccs::HandlerResult {
+                      rt->resume();
+                      return std::vector<std::uint8_t>{};
+                    }));
+  server.addHandler("ccs_getinfo", guarded([rt](const ccs::Request&) -> ccs::HandlerResult {
+                      std::vector<std::uint8_t> out;
+                      const std::int32_t nodes = rt->size();
+                      out.reserve(4 * (static_cast<std::size_t>(nodes) + 1));
+                      ccs::appendBigEndian32(out, nodes);
+                      for (std::int32_t i = 0; i < nodes; ++i) ccs::appendBigEndian32(out, 1);
+                      return out;
+                    }));
+}
+
+}  // namespace mpidbg::rt

@@ -1,0 +1,17 @@
+#pragma once
+
+#include "ccs/Server.hpp"
+
+namespace mpidbg::rt {
+
+class Runtime;
+
+/// Registers the runtime's CCS handlers on `server` (ccs/RankProtocol.hpp):
+/// mpidbg/status (one RankStatus), mpidbg/collectives (one CommState per live
+/// communicator), mpidbg/continue (unfreeze, empty reply), and Charm++'s
+/// ccs_getinfo (4-byte big-endian node count = world size, then that many
+/// big-endian 1s: each rank is one PE). Handlers run on the helper thread and
+/// never call MPI; `runtime` must outlive `server`.
+void registerHandlers(ccs::Server& server, Runtime& runtime);
+
+}  // namespace mpidbg::rt

@@ -1,0 +1,240 @@
+// mpidbg's runtime <-> front end text records.
+#include <catch2/catch.hpp>
+
+#include "ccs/RankProtocol.hpp"
+
+using namespace mpidbg::ccs::proto;
+
+namespace {
+
+const std::string kNasty = "a=b\\c\nd\\n==\n--";
+
+MpiCall sampleCall() {
+  MpiCall c;
+  c.function = "MPI_Recv";
+  c.peerRole = "source";
+  c.peer = -1;
+  c.hasTag = true;
+  c.tag = -1;
+  c.comm = 0x44000000;
+  c.commName = kNasty;
+  c.collCall = 0;
+  c.elapsedUs = 18446744073709551615ull;
+  c.seq = 42;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("collective and state names", "[ccs][proto]") {
+  CHECK(collName(CollClass::Barrier) == "MPI_Barrier");
+  CHECK(collName(CollClass::ReduceScatter) == "MPI_Reduce_scatter");
+  CHECK(collName(CollClass::Scatterv) == "MPI_Scatterv");
+  CHECK(stateName(RankState::InMpi) == "in-mpi");
+  CHECK(stateName(RankState::Finalized) == "finalized");
+}
+
+TEST_CASE("rank status round trip", "[ccs][proto]") {
+  RankStatus s;
+  s.rank = 7;
+  s.size = 8;
+  s.state = RankState::InMpi;
+  s.mpiCalls = 123456789012ull;
+  SECTION("without a call") {
+    auto back = decodeRankStatus(encode(s));
+    REQUIRE(back.has_value());
+    CHECK(back->rank == 7);
+    CHECK(back->size == 8);
+    CHECK(back->state == RankState::InMpi);
+    CHECK(back->mpiCalls == 123456789012ull);
+    CHECK_FALSE(back->call.has_value());
+  }
+  SECTION("with a call and escapes") {
+    s.call = sampleCall();
+    std::string text = encode(s);
+    CHECK(text.find("call.function=MPI_Recv\n") != std::string::npos);
+    auto back = decodeRankStatus(text);
+    REQUIRE(back.has_value());
+    REQUIRE(back->call.has_value());
+    const MpiCall& c = *back->call;
+    CHECK(c.function == "MPI_Recv");
+    CHECK(c.peerRole == "source");
+    CHECK(c.peer == -1);
+    CHECK(c.hasTag);
+    CHECK(c.tag == -1);
+    CHECK(c.comm == 0x44000000);
+    CHECK(c.commName == kNasty);
+    CHECK(c.elapsedUs == 18446744073709551615ull);
+    CHECK(c.seq == 42);
+  }
+  SECTION("without a tag") {
+    MpiCall c = sampleCall();
+    c.hasTag = false;
+    c.function = "MPI_Barrier";
+    c.peerRole = "";
+    c.collCall = 3;
+    s.call = c;
+    auto back = decodeRankStatus(encode(s));
+    REQUIRE((back && back->call));
+    CHECK_FALSE(back->call->hasTag);
+    CHECK(back->call->peerRole.empty());
+    CHECK(back->call->collCall == 3);
+  }
+  SECTION("unknown keys are ignored") {
+    auto back = decodeRankStatus("future=1\n" + encode(s) + "another.key=x=y\n");
+    REQUIRE(back.has_value());
+    CHECK(back->rank == 7);
+  }
+}
+
+TEST_CASE("communicator states round trip", "[ccs][proto]") {
+  std::vector<CommState> states(3);
+  for (std::size_t i = 0; i < states.size(); ++i) {
+    CommState& c = states[i];
+    c.handle = 0x84000000u + i;
+    c.rootWorldRank = static_cast<std::int32_t>(i);
+    c.size = 4;
+    c.localRank = 1;
+    c.name = i == 1 ? kNasty : "MPI_COMM_WORLD";
+    for (std::size_t k = 0; k < kCollClassCount; ++k) {
+      c.counts[k] = k * 1000 + i;
+      c.active[k] = (k + i) % 3 == 0;
+    }
+  }
+  std::string text = encode(states);
+  CHECK(text.find("counts=0,1000,2000,") != std::string::npos);
+  auto back = decodeCommStates(text);
+  REQUIRE(back.has_value());
+  REQUIRE(back->size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    CHECK((*back)[i].handle == states[i].handle);
+    CHECK((*back)[i].rootWorldRank == states[i].rootWorldRank);
+    CHECK((*back)[i].size == 4);
+    CHECK((*back)[i].localRank == 1);
+    CHECK((*back)[i].name == states[i].name);
+    CHECK((*back)[i].counts == states[i].counts);
+    CHECK((*back)[i].active == states[i].active);
+  }
+  auto none = decodeCommStates(encode(std::span<const CommState>{}));
+  REQUIRE(none.has_value());
+  CHECK(none->empty());
+}
+
+TEST_CASE("registration round trip", "[ccs][proto]") {
+  Registration r;
+  r.rank = 3;
+  r.size = 16;
+  r.host = "node-7";
+  r.pid = 4242;
+  r.port = 65535;
+  r.mpiLibrary = "MPICH Version:\t4.0.2\nMPICH Release date: ...";
+  r.threadLevel = 3;
+  r.mac = "00ff";
+  std::string withoutMac = encode(r, false);
+  CHECK(withoutMac.find("mac=") == std::string::npos);
+  CHECK(withoutMac.starts_with("version=1\n"));
+  auto back = decodeRegistration(encode(r));
+  REQUIRE(back.has_value());
+  CHECK(back->version == 1);
+  CHECK(back->rank == 3);
+  CHECK(back->size == 16);
+  CHECK(back->host == "node-7");
+  CHECK(back->pid == 4242);
+  CHECK(back->port == 65535);
+  CHECK(back->mpiLibrary == r.mpiLibrary);
+  CHECK(back->threadLevel == 3);
+  CHECK(back->mac == "00ff");
+  CHECK(encode(*back, false) == withoutMac);
+}
+
+TEST_CASE("event round trips", "[ccs][proto]") {
+  std::vector<Event> events(4);
+  events[0].kind = Event::Kind::Finalized;
+  events[1].kind = Event::Kind::Exited;
+  events[1].code = 3;
+  events[2].kind = Event::Kind::Signal;
+  events[2].signal = 11;
+  events[3].kind = Event::Kind::Abort;
+  events[3].code = -1;
+  events[3].text = kNasty;
+  for (const Event& e : events) {
+    auto back = decodeEvent(encode(e));
+    REQUIRE(back.has_value());
+    CHECK(back->kind == e.kind);
+    CHECK(back->code == e.code);
+    CHECK(back->signal == e.signal);
+    CHECK(back->text == e.text);
+  }
+}
+
+TEST_CASE("hostile record text gives errors", "[ccs][proto]") {
+  struct Row {
+    const char* what;
+    std::string text;
+    const char* mention;
+  };
+  const std::string good = "rank=1\nsize=2\nstate=running\nmpicalls=0\n";
+  const std::vector<Row> rows = {
+      {"empty", "", "expected one record"},
+      {"garbage", std::string("\x01\xff garbage", 10), "no '='"},
+      {"missing key", "rank=1\nsize=2\nmpicalls=0\n", "'state'"},
+      {"missing call key", good + "call.function=MPI_Send\n", "'call.peerrole'"},
+      {"bad integer", "rank=one\nsize=2\nstate=running\nmpicalls=0\n", "'rank'"},
+      {"huge integer", "rank=99999999999999999999\nsize=2\nstate=running\nmpicalls=0\n", "'rank'"},
+      {"int32 overflow", "rank=2147483648\nsize=2\nstate=running\nmpicalls=0\n", "'rank'"},
+      {"negative unsigned", "rank=1\nsize=2\nstate=running\nmpicalls=-1\n", "'mpicalls'"},
+      {"trailing junk", "rank=1 \nsize=2\nstate=running\nmpicalls=0\n", "'rank'"},
+      {"unknown state", "rank=1\nsize=2\nstate=dancing\nmpicalls=0\n", "'state'"},
+      {"bad escape", good + "x=\\t\n", "escape"},
+      {"dangling backslash", good + "x=\\", "escape"},
+      {"empty key", good + "=1\n", "empty key"},
+      {"duplicate key", good + "rank=2\n", "duplicate"},
+      {"two records", good + "--\n" + good, "expected one record"},
+  };
+  for (const Row& row : rows) {
+    SECTION(row.what) {
+      auto decoded = decodeRankStatus(row.text);
+      REQUIRE_FALSE(decoded.has_value());
+      CHECK_THAT(decoded.error().message, Catch::Contains(row.mention));
+    }
+  }
+  SECTION("communicator lists") {
+    std::string base = "handle=1\nroot=0\nsize=1\nrank=0\nname=w\n";
+    std::string active = "active=0,0,0,0,0,0,0,0,0,0,0,0,0,0\n";
+    CHECK_FALSE(decodeCommStates(base + "counts=1,2\n" + active).has_value());
+    CHECK_FALSE(decodeCommStates(base + "counts=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\n" + active)
+                    .has_value());
+    CHECK_FALSE(decodeCommStates(base + "counts=1,,3,4,5,6,7,8,9,10,11,12,13,14\n" + active)
+                    .has_value());
+    CHECK_FALSE(decodeCommStates(base + "counts=0,0,0,0,0,0,0,0,0,0,0,0,0,0\n" +
+                                 "active=0,2,0,0,0,0,0,0,0,0,0,0,0,0\n")
+                    .has_value());
+    auto missing = decodeCommStates(base);
+    REQUIRE_FALSE(missing.has_value());
+    CHECK_THAT(missing.error().message, Catch::Contains("'counts'"));
+  }
+  SECTION("events and registrations") {
+    CHECK_FALSE(decodeEvent("kind=exploded\n").has_value());
+    CHECK_FALSE(decodeEvent("kind=exited\n").has_value());
+    CHECK_FALSE(decodeEvent("kind=signal\nsignal=x\n").has_value());
+    auto reg = decodeRegistration("version=1\nrank=0\nsize=1\nhost=h\npid=1\nport=70000\n"
+                                  "mpi=m\nthreadlevel=0\n");
+    REQUIRE_FALSE(reg.has_value());
+    CHECK_THAT(reg.error().message, Catch::Contains("'port'"));
+  }
+  SECTION("random bytes never crash the decoders") {
+    std::uint32_t seed = 12345;
+    for (int round = 0; round < 2000; ++round) {
+      std::string text;
+      for (int i = 0; i < 64; ++i) {
+        seed = seed * 1103515245u + 12345u;
+        const char alphabet[] = "rank=size\n-\\0123456789,stateruning";
+        text += alphabet[(seed >> 16) % (sizeof alphabet - 1)];
+      }
+      (void)decodeRankStatus(text);
+      (void)decodeCommStates(text);
+      (void)decodeRegistration(text);
+      (void)decodeEvent(text);
+    }
+  }
+}
