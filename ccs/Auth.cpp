@@ -26,8 +26,7 @@ std::string hmacSha256Hex(std::span<const std::uint8_t> key,
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
   if (HMAC(EVP_sha256(), key.empty() ? &kEmpty : key.data(), static_cast<int>(key.size()),
-           message.empty() ? &kEmpty : message.data(), message.size(), digest, &length) ==
-      nullptr)
+           message.empty() ? &kEmpty : message.data(), message.size(), digest, &length) == nullptr)
     return {};  // empty never matches a real MAC
   return toHex(std::span<const std::uint8_t>(digest, length));
 }

@@ -55,7 +55,8 @@ Expected<ScopedFd> connectOne(const addrinfo& address, const Call& call) {
     return fail("cannot connect to " + call.peer + ": " + detail::errnoText(errno));
   if (rc < 0) {
     int revents = waitFor(fd.get(), POLLOUT, call);
-    if (revents < 0) return fail("cannot connect to " + call.peer + ": " + detail::errnoText(errno));
+    if (revents < 0)
+      return fail("cannot connect to " + call.peer + ": " + detail::errnoText(errno));
     if (revents == 0) return call.timedOut("connecting to");
     int error = 0;
     socklen_t length = sizeof error;

@@ -50,7 +50,8 @@ void appendBigEndian32(std::vector<std::uint8_t>& out, std::int32_t value) {
 }
 
 Expected<std::vector<std::uint8_t>> encodeRequest(const Request& request) {
-  if (request.handler.empty()) return fail("cannot encode a CCS request with an empty handler name");
+  if (request.handler.empty())
+    return fail("cannot encode a CCS request with an empty handler name");
   if (request.handler.size() > kMaxHandlerName)
     return fail("CCS handler name '" + request.handler + "' is longer than 31 characters");
   if (request.handler.find('\0') != std::string::npos)
@@ -110,8 +111,9 @@ Expected<std::optional<Request>> RequestParser::feed(std::span<const std::uint8_
     if (buffer_.empty()) return std::nullopt;
     std::uint8_t first = buffer_[0];
     if (first == kSha1Marker)
-      return failWith("CCS request starts with 0x80, Charm++'s SHA-1 authenticated mode, "
-                      "which is not enabled on this server");
+      return failWith(
+          "CCS request starts with 0x80, Charm++'s SHA-1 authenticated mode, "
+          "which is not enabled on this server");
     if (first >= 0x20)
       return failWith("not a plain CCS request: first byte " + hexByte(first) +
                       " (plain requests start below 0x20, 0x80 is the SHA-1 mode)");
@@ -178,10 +180,13 @@ ReplyParser::ReplyParser(std::size_t maxBytes) : maxBytes_(maxBytes) {}
 
 Expected<std::optional<std::vector<std::uint8_t>>> ReplyParser::feed(
     std::span<const std::uint8_t>& input) {
+  // A failed parser keeps `needed_` at 0 with no length: it stays failed.
+  if (!haveLength_ && needed_ == 0) return fail("CCS reply parser fed after a malformed reply");
   if (!haveLength_) {
     if (!fill(buffer_, 4, input)) return std::nullopt;
     std::int32_t length = readBigEndian32(buffer_);
     buffer_.clear();
+    if (length < 0 || static_cast<std::size_t>(length) > maxBytes_) needed_ = 0;
     if (length < 0) return fail("CCS reply has a negative length " + std::to_string(length));
     if (static_cast<std::size_t>(length) > maxBytes_)
       return fail("CCS reply length " + std::to_string(length) + " bytes is over the limit of " +

@@ -11,9 +11,9 @@ namespace {
 
 constexpr std::string_view kSeparator = "--";
 constexpr std::array<std::string_view, kCollClassCount> kCollNames = {
-    "MPI_Barrier",  "MPI_Bcast",   "MPI_Allgather",      "MPI_Allgatherv", "MPI_Allreduce",
+    "MPI_Barrier",  "MPI_Bcast",     "MPI_Allgather",      "MPI_Allgatherv", "MPI_Allreduce",
     "MPI_Alltoall", "MPI_Alltoallv", "MPI_Reduce_scatter", "MPI_Reduce",     "MPI_Gather",
-    "MPI_Gatherv",  "MPI_Scan",    "MPI_Scatter",        "MPI_Scatterv"};
+    "MPI_Gatherv",  "MPI_Scan",      "MPI_Scatter",        "MPI_Scatterv"};
 constexpr std::array<std::string_view, 4> kStateNames = {"running", "frozen", "in-mpi",
                                                          "finalized"};
 constexpr std::array<std::string_view, 4> kEventKinds = {"finalized", "exited", "signal", "abort"};
@@ -175,11 +175,11 @@ Expected<std::size_t> lookupName(const std::array<std::string_view, N>& names, s
 }
 
 // Shorthand for "assign or return the error" inside the decoders.
-#define MPIDBG_TRY_ASSIGN(target, expr)                  \
-  do {                                                   \
-    auto mpidbg_value = (expr);                          \
+#define MPIDBG_TRY_ASSIGN(target, expr)                                    \
+  do {                                                                     \
+    auto mpidbg_value = (expr);                                            \
     if (!mpidbg_value) return fail(prefix + mpidbg_value.error().message); \
-    target = std::move(*mpidbg_value);                   \
+    target = std::move(*mpidbg_value);                                     \
   } while (0)
 
 std::string joinCounts(const std::array<std::uint64_t, kCollClassCount>& counts) {
@@ -190,7 +190,8 @@ std::string joinCounts(const std::array<std::uint64_t, kCollClassCount>& counts)
 
 std::string joinFlags(const std::array<bool, kCollClassCount>& flags) {
   std::string out;
-  for (std::size_t i = 0; i < flags.size(); ++i) out += (i ? ",": "") + std::string(flags[i] ? "1" : "0");
+  for (std::size_t i = 0; i < flags.size(); ++i)
+    out += (i ? "," : "") + std::string(flags[i] ? "1" : "0");
   return out;
 }
 

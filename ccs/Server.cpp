@@ -49,6 +49,14 @@ struct Watch {
   std::shared_ptr<std::function<void(short)>> onReady;
 };
 
+/// `name` with control and non-ASCII bytes shown as '?', for log lines.
+std::string printable(std::string_view name) {
+  std::string out(name);
+  for (char& ch : out)
+    if (static_cast<unsigned char>(ch) < 0x20 || static_cast<unsigned char>(ch) >= 0x7f) ch = '?';
+  return out;
+}
+
 }  // namespace
 
 struct Server::Impl {
@@ -105,13 +113,14 @@ void Server::Impl::acceptClients() {
 }
 
 void Server::Impl::dispatch(Connection& c, const Request& request) {
+  const std::string name = printable(request.handler);
   std::optional<std::vector<std::uint8_t>> reply = std::vector<std::uint8_t>{};
   if (request.pe != options.pe) {
-    log("ccs: request for handler '" + request.handler + "' to pe " + std::to_string(request.pe) +
-        " from " + c.peer + " answered empty: this server is pe " + std::to_string(options.pe) +
+    log("ccs: request for handler '" + name + "' to pe " + std::to_string(request.pe) + " from " +
+        c.peer + " answered empty: this server is pe " + std::to_string(options.pe) +
         " and does not forward");
   } else if (auto found = handlers.find(request.handler); found == handlers.end()) {
-    log("ccs: unknown handler '" + request.handler + "' from " + c.peer + ": empty reply");
+    log("ccs: unknown handler '" + name + "' from " + c.peer + ": empty reply");
   } else {
     std::shared_ptr<Handler> handler = found->second;  // survives addHandler from inside
     try {
@@ -119,19 +128,18 @@ void Server::Impl::dispatch(Connection& c, const Request& request) {
       if (result) {
         reply = std::move(*result);
       } else {
-        log("ccs: handler '" + request.handler + "' failed for " + c.peer + ": " +
-            result.error().message);
+        log("ccs: handler '" + name + "' failed for " + c.peer + ": " + result.error().message);
       }
     } catch (const std::exception& e) {
-      log("ccs: handler '" + request.handler + "' threw: " + e.what());
+      log("ccs: handler '" + name + "' threw: " + e.what());
     } catch (...) {
-      log("ccs: handler '" + request.handler + "' threw an unknown exception");
+      log("ccs: handler '" + name + "' threw an unknown exception");
     }
   }
   if (!options.persistent) c.served = true;
   if (!reply) return;  // no reply: keep the connection open and silent
   if (reply->size() > static_cast<std::size_t>(INT32_MAX)) {
-    log("ccs: reply of handler '" + request.handler + "' is too large; sending an empty reply");
+    log("ccs: reply of handler '" + name + "' is too large; sending an empty reply");
     reply->clear();
   }
   auto bytes = encodeReply(*reply);
@@ -203,8 +211,8 @@ int Server::Impl::pollTimeoutMs(std::chrono::milliseconds timeout) const {
   auto now = Clock::now();
   for (const Connection& c : connections) {
     if (c.dead || (c.parser.idle() && !c.hasOutput())) continue;
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        c.lastActivity + options.idleTimeout - now);
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(c.lastActivity +
+                                                                      options.idleTimeout - now);
     wait = std::clamp(left + std::chrono::milliseconds(1), std::chrono::milliseconds(0), wait);
   }
   return static_cast<int>(std::min<long long>(wait.count(), 1 << 30));
@@ -237,8 +245,8 @@ Expected<std::unique_ptr<Server>> Server::create(ServerOptions options) {
   Impl& impl = *server->impl_;
   std::string lastError = "no usable address";
   for (const addrinfo* a = addresses->get(); a != nullptr; a = a->ai_next) {
-    ScopedFd fd(::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-                         a->ai_protocol));
+    ScopedFd fd(
+        ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol));
     int on = 1;
     if (!fd.valid() || ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) < 0 ||
         ::bind(fd.get(), a->ai_addr, a->ai_addrlen) < 0 || ::listen(fd.get(), 128) < 0) {
@@ -271,8 +279,8 @@ void Server::addHandler(std::string name, Handler handler) {
 }
 
 void Server::watch(int fd, std::function<void(short revents)> onReady) {
-  impl_->watches[fd] = Watch{impl_->nextSerial++,
-                             std::make_shared<std::function<void(short)>>(std::move(onReady))};
+  impl_->watches[fd] =
+      Watch{impl_->nextSerial++, std::make_shared<std::function<void(short)>>(std::move(onReady))};
 }
 
 void Server::unwatch(int fd) { impl_->watches.erase(fd); }

@@ -19,8 +19,7 @@ TEST_CASE("HMAC-SHA256 matches RFC 4231", "[ccs][auth]") {
         "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
   // Test case 6: a key longer than the block size.
   std::vector<std::uint8_t> longKey(131, 0xaa);
-  CHECK(hmacSha256Hex(longKey,
-                      bytesOf("Test Using Larger Than Block-Size Key - Hash Key First")) ==
+  CHECK(hmacSha256Hex(longKey, bytesOf("Test Using Larger Than Block-Size Key - Hash Key First")) ==
         "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
   // Empty key and message are allowed.
   CHECK(hmacSha256Hex({}, {}).size() == 64);

@@ -200,6 +200,9 @@ TEST_CASE("reply parser", "[ccs][frame]") {
     auto reply = parser.feed(input);
     REQUIRE_FALSE(reply.has_value());
     CHECK_THAT(reply.error().message, Catch::Contains("negative"));
+    Bytes more{0, 0, 0, 0};
+    std::span<const std::uint8_t> next(more);
+    CHECK_FALSE(parser.feed(next).has_value());  // stays failed
   }
   SECTION("over the limit") {
     Bytes bytes = encodeReply(Bytes(9, 1));
@@ -235,8 +238,8 @@ TEST_CASE("endpoints", "[ccs][endpoint]") {
   REQUIRE(name.has_value());
   CHECK(name->host == "node-3.cluster");
 
-  for (const char* bad : {"", "host", ":80", "host:", "host:0", "host:65536", "host:8x",
-                          "host:-1", "[::1", "[::1]80", "::1:80", "host:+80"}) {
+  for (const char* bad : {"", "host", ":80", "host:", "host:0", "host:65536", "host:8x", "host:-1",
+                          "[::1", "[::1]80", "::1:80", "host:+80"}) {
     INFO(bad);
     auto parsed = Endpoint::parse(bad);
     REQUIRE_FALSE(parsed.has_value());

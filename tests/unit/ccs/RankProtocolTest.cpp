@@ -204,8 +204,8 @@ TEST_CASE("hostile record text gives errors", "[ccs][proto]") {
     CHECK_FALSE(decodeCommStates(base + "counts=1,2\n" + active).has_value());
     CHECK_FALSE(decodeCommStates(base + "counts=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15\n" + active)
                     .has_value());
-    CHECK_FALSE(decodeCommStates(base + "counts=1,,3,4,5,6,7,8,9,10,11,12,13,14\n" + active)
-                    .has_value());
+    CHECK_FALSE(
+        decodeCommStates(base + "counts=1,,3,4,5,6,7,8,9,10,11,12,13,14\n" + active).has_value());
     CHECK_FALSE(decodeCommStates(base + "counts=0,0,0,0,0,0,0,0,0,0,0,0,0,0\n" +
                                  "active=0,2,0,0,0,0,0,0,0,0,0,0,0,0\n")
                     .has_value());
@@ -217,8 +217,9 @@ TEST_CASE("hostile record text gives errors", "[ccs][proto]") {
     CHECK_FALSE(decodeEvent("kind=exploded\n").has_value());
     CHECK_FALSE(decodeEvent("kind=exited\n").has_value());
     CHECK_FALSE(decodeEvent("kind=signal\nsignal=x\n").has_value());
-    auto reg = decodeRegistration("version=1\nrank=0\nsize=1\nhost=h\npid=1\nport=70000\n"
-                                  "mpi=m\nthreadlevel=0\n");
+    auto reg = decodeRegistration(
+        "version=1\nrank=0\nsize=1\nhost=h\npid=1\nport=70000\n"
+        "mpi=m\nthreadlevel=0\n");
     REQUIRE_FALSE(reg.has_value());
     CHECK_THAT(reg.error().message, Catch::Contains("'port'"));
   }

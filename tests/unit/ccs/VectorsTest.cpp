@@ -1,11 +1,10 @@
 // The CCS parsers against byte-exact captures from a real Charm++ server
 // (../shared/vectors/ccs/).
 #include <catch2/catch.hpp>
-
 #include <optional>
 
-#include "ccs/Frame.hpp"
 #include "Transcript.hpp"
+#include "ccs/Frame.hpp"
 
 using namespace mpidbg::ccs;
 using mpidbg::ccs::test::readTranscript;
@@ -181,13 +180,13 @@ TEST_CASE("the SHA-1 marker is named as Charm++'s authenticated mode", "[ccs][fr
   std::span<const std::uint8_t> input(transcript.connections.at(0).client);
   auto result = parser.feed(input);
   REQUIRE_FALSE(result.has_value());
-  CHECK_THAT(result.error().message, Catch::Contains("0x80") && Catch::Contains("SHA-1") &&
-                                         Catch::Contains("not enabled"));
+  CHECK_THAT(result.error().message,
+             Catch::Contains("0x80") && Catch::Contains("SHA-1") && Catch::Contains("not enabled"));
 }
 
 TEST_CASE("captured truncated headers need more bytes", "[ccs][frame][vectors]") {
-  for (std::string file : {"09e_truncated_header_10_bytes.txt",
-                           "09f_stalled_partial_header_blocks_server.txt"}) {
+  for (std::string file :
+       {"09e_truncated_header_10_bytes.txt", "09f_stalled_partial_header_blocks_server.txt"}) {
     SECTION(file) {
       auto transcript = readTranscript(file);
       REQUIRE(transcript.ok);

@@ -1,0 +1,160 @@
+#include <catch2/catch.hpp>
+
+#include "debugger/core/CollectiveReport.hpp"
+#include "debugger/core/Grouping.hpp"
+#include "debugger/core/StatusReport.hpp"
+
+using namespace mpidbg::core;
+namespace proto = mpidbg::ccs::proto;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr std::uint64_t kWorld = 0x44000000;
+
+proto::MpiCall allreduce(std::uint64_t call, std::uint64_t elapsedUs) {
+  proto::MpiCall c;
+  c.function = "MPI_Allreduce";
+  c.comm = kWorld;
+  c.commName = "MPI_COMM_WORLD";
+  c.collCall = call;
+  c.elapsedUs = elapsedUs;
+  return c;
+}
+
+proto::MpiCall recvFrom(int source, int tag, std::uint64_t elapsedUs) {
+  proto::MpiCall c;
+  c.function = "MPI_Recv";
+  c.peerRole = "source";
+  c.peer = source;
+  c.hasTag = true;
+  c.tag = tag;
+  c.comm = kWorld;
+  c.commName = "MPI_COMM_WORLD";
+  c.elapsedUs = elapsedUs;
+  return c;
+}
+
+RankView inMpi(int rank, proto::MpiCall call) {
+  RankView v;
+  v.info.rank = rank;
+  v.status = proto::RankStatus{rank, 4, proto::RankState::InMpi, 10, std::move(call)};
+  return v;
+}
+
+proto::CommState world(int rank, std::uint64_t allreduces, bool inAllreduce) {
+  proto::CommState s;
+  s.handle = kWorld;
+  s.rootWorldRank = 0;
+  s.size = 4;
+  s.localRank = rank;
+  s.name = "MPI_COMM_WORLD";
+  const auto c = static_cast<std::size_t>(proto::CollClass::Allreduce);
+  s.counts[c] = allreduces;
+  s.active[c] = inAllreduce;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("describeCall spells calls as users read them", "[core][report]") {
+  CHECK(describeCall(allreduce(1, 0)) == "MPI_Allreduce (call 1 on MPI_COMM_WORLD)");
+  CHECK(describeCall(recvFrom(0, 99, 0)) == "MPI_Recv(source=0, tag=99, comm=MPI_COMM_WORLD)");
+  CHECK(describeCall(recvFrom(-1, -1, 0)) ==
+        "MPI_Recv(source=MPI_ANY_SOURCE, tag=MPI_ANY_TAG, comm=MPI_COMM_WORLD)");
+  proto::MpiCall bcast = allreduce(3, 0);
+  bcast.function = "MPI_Bcast";
+  bcast.peerRole = "root";
+  bcast.peer = 2;
+  CHECK(describeCall(bcast) == "MPI_Bcast(root=2) (call 3 on MPI_COMM_WORLD)");
+  proto::MpiCall wait;
+  wait.function = "MPI_Wait";
+  CHECK(describeCall(wait) == "MPI_Wait");
+}
+
+TEST_CASE("status groups ranks with identical state", "[core][report]") {
+  std::vector<RankView> views = {inMpi(0, allreduce(1, 5'000'000)), inMpi(1, allreduce(1, 5'000'000)),
+                                 inMpi(2, recvFrom(0, 99, 5'000'000)), inMpi(3, allreduce(1, 5'000'000))};
+  CHECK(renderStatus(views, 1000ms) ==
+        "[0-1,3] blocked in MPI_Allreduce (call 1 on MPI_COMM_WORLD)\n"
+        "[2] blocked in MPI_Recv(source=0, tag=99, comm=MPI_COMM_WORLD)\n");
+  // Below the threshold a rank is only "in" the call, and not settled.
+  views[2].status->call->elapsedUs = 10;
+  CHECK(describeRankState(views[2], 1000ms) == "in MPI_Recv(source=0, tag=99, comm=MPI_COMM_WORLD)");
+  CHECK_FALSE(isSettled(views[2], 1000ms));
+  CHECK(isSettled(views[0], 1000ms));
+}
+
+TEST_CASE("status names ended, gdb-held and silent ranks", "[core][report]") {
+  RankView crashed;
+  crashed.info.rank = 1;
+  crashed.info.life = RankLife::Signaled;
+  crashed.info.signal = 11;
+  RankView held;
+  held.info.rank = 2;
+  held.info.heldByGdb = true;
+  RankView silent;
+  silent.info.rank = 3;
+  silent.queryError = "timed out";
+  RankView exited;
+  exited.info.rank = 0;
+  exited.info.life = RankLife::Exited;
+  CHECK(renderStatus({exited, crashed, held, silent}, 1000ms) ==
+        "[0] exited with code 0\n"
+        "[1] exited with signal 11 (Segmentation fault)\n"
+        "[2] stopped by gdb\n"
+        "[3] not responding (timed out)\n");
+  CHECK(isSettled(crashed, 1000ms));
+  CHECK(isSettled(held, 1000ms));
+  CHECK_FALSE(isSettled(silent, 1000ms));
+}
+
+TEST_CASE("collectives report names the stuck call and the outlier", "[core][report]") {
+  std::vector<RankView> views = {inMpi(0, allreduce(1, 5'000'000)), inMpi(1, allreduce(1, 5'000'000)),
+                                 inMpi(2, recvFrom(0, 99, 5'000'000)), inMpi(3, allreduce(1, 5'000'000))};
+  std::map<int, std::vector<proto::CommState>> states;
+  for (int r = 0; r < 4; ++r) {
+    proto::CommState self = world(r, 0, false);
+    self.handle = 0x44000001;
+    self.size = 1;
+    self.rootWorldRank = r;
+    self.name = "MPI_COMM_SELF";
+    states[r] = {world(r, r == 2 ? 0 : 1, r != 2), self};
+  }
+  CHECK(renderCollectives(views, states, 1000ms) ==
+        "Communicator MPI_COMM_WORLD (handle 0x44000000, size 4):\n"
+        "  Ranks [0-1,3] are in call 1 to MPI_Allreduce.\n"
+        "  Rank 2 has made 0 calls to MPI_Allreduce and is blocked in MPI_Recv(source=0, tag=99, "
+        "comm=MPI_COMM_WORLD).\n");
+}
+
+TEST_CASE("collectives report splits ranks by call number and notes silent members", "[core][report]") {
+  std::vector<RankView> views = {inMpi(0, allreduce(2, 5'000'000)), inMpi(1, allreduce(1, 5'000'000))};
+  RankView held;
+  held.info.rank = 2;
+  held.info.heldByGdb = true;
+  views.push_back(held);
+  std::map<int, std::vector<proto::CommState>> states;
+  states[0] = {world(0, 2, true)};
+  states[1] = {world(1, 1, true)};
+  auto s = world(0, 0, false);
+  (void)s;
+  const std::string report = renderCollectives(views, states, 1000ms);
+  CHECK_THAT(report, Catch::Contains("  Rank 0 is in call 2 to MPI_Allreduce.\n"));
+  CHECK_THAT(report, Catch::Contains("  Rank 1 is in call 1 to MPI_Allreduce.\n"));
+  CHECK_THAT(report, Catch::Contains("  2 of 4 members did not report (ranks [2-3]).\n"));
+}
+
+TEST_CASE("no collective in progress is said plainly", "[core][report]") {
+  std::map<int, std::vector<proto::CommState>> states;
+  states[0] = {world(0, 3, false)};
+  states[1] = {world(1, 3, false)};
+  CHECK(renderCollectives({}, states, 1000ms) == "No collective is in progress on any communicator.\n");
+  CHECK(renderCollectives({}, {}, 1000ms) ==
+        "No collective is in progress on any communicator (no rank answered).\n");
+}
+
+TEST_CASE("renderGroups prints one line per group, multi-line texts under a header", "[core][report]") {
+  std::map<int, std::string> texts = {{0, "a"}, {1, "a"}, {2, "b\nc\n"}, {3, "a"}};
+  CHECK(renderGroups(groupByText(texts)) == "[0-1,3] a\n[2]:\n  b\n  c\n");
+}
