@@ -53,16 +53,33 @@ void render(Console& console, const CommandResult& result) {
   console.drainNotices();
 }
 
+namespace {
+
+/// Runs one script line; returns false when the script should stop (quit).
+bool runScriptLine(Context& context, const std::string& line, bool& allOk) {
+  context.console.drainNotices();
+  const auto first = line.find_first_not_of(" \t");
+  if (first == std::string::npos || line[first] == '#') return true;  // blank or comment
+  context.console.print("(mpidbg) " + line);
+  const CommandResult result = executeLine(context, line);
+  render(context.console, result);
+  allOk = allOk && result.ok;
+  return !result.quit;
+}
+
+}  // namespace
+
+bool runScript(Context& context, std::istream& in) {
+  bool allOk = true;
+  for (std::string line; std::getline(in, line);)
+    if (!runScriptLine(context, line, allOk)) break;
+  return allOk;
+}
+
 bool runScript(Context& context, const std::vector<std::string>& lines) {
   bool allOk = true;
-  for (const auto& line : lines) {
-    context.console.drainNotices();
-    context.console.print("(mpidbg) " + line);
-    const CommandResult result = executeLine(context, line);
-    render(context.console, result);
-    allOk = allOk && result.ok;
-    if (result.quit) break;
-  }
+  for (const auto& line : lines)
+    if (!runScriptLine(context, line, allOk)) break;
   return allOk;
 }
 
@@ -73,8 +90,7 @@ bool runRepl(Context& context) {
   rl_signal_event_hook = onSignalAtPrompt;
   rl_readline_name = "mpidbg";
   const std::string history = historyFile();
-  read_history(history.c_str());
-  bool allOk = true;
+  if (read_history(history.c_str()) != 0) write_history(history.c_str());  // append needs the file
   while (true) {
     context.console.drainNotices();
     g_interrupted = false;
@@ -89,12 +105,11 @@ bool runRepl(Context& context) {
     }
     const CommandResult result = executeLine(context, line.get());
     render(context.console, result);
-    allOk = allOk && result.ok;
     if (result.quit) break;
   }
   history_truncate_file(history.c_str(), 1000);
   g_console = nullptr;
-  return allOk;
+  return true;
 }
 
 }  // namespace mpidbg::cli

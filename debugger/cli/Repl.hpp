@@ -1,5 +1,6 @@
 #pragma once
 
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -10,12 +11,18 @@ namespace mpidbg::cli {
 /// Runs the interactive prompt until `quit`, end of input (Ctrl-D) or the
 /// job's end when the user asks to quit. readline with history kept in
 /// ~/.mpidbg_history; Ctrl-C clears the line at the prompt and interrupts a
-/// waiting command, never the debugger. Returns false if any command failed.
+/// waiting command, never the debugger. A failed command is reported and the
+/// prompt returns; it does not change the exit status (always true).
 bool runRepl(Context& context);
 
-/// Runs `lines` as commands, echoing each as "(mpidbg) line" first. Stops
-/// early only at `quit`. Returns false if any command failed.
+/// Runs `lines` as commands, echoing each as "(mpidbg) line" first (blank
+/// lines and # comments are skipped). Stops early only at `quit`. Returns
+/// false if any command failed.
 bool runScript(Context& context, const std::vector<std::string>& lines);
+
+/// Like runScript, with commands read from `in` one line at a time as they
+/// arrive (stdin that is not a terminal), until end of input or `quit`.
+bool runScript(Context& context, std::istream& in);
 
 /// Prints a command's result through the console.
 void render(Console& console, const CommandResult& result);

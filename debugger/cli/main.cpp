@@ -102,9 +102,10 @@ int main(int argc, char** argv) {
     script.insert(script.end(), lines.begin(), lines.end());
   }
   script.insert(script.end(), exCommands.begin(), exCommands.end());
-  const bool batch = !script.empty() || ::isatty(STDIN_FILENO) != 1;
-  if (script.empty() && batch)
-    for (std::string line; std::getline(std::cin, line);) script.push_back(line);
+  // Without -ex/-x: a terminal gets the prompt; any other stdin is a script,
+  // read line by line as it arrives (after the launch).
+  const bool stdinScript = script.empty() && ::isatty(STDIN_FILENO) != 1;
+  const bool batch = !script.empty() || stdinScript;
 
   cli::installSignalHandlers();
   cli::Console console;
@@ -136,7 +137,9 @@ int main(int argc, char** argv) {
 
   cli::Context context{debugger, console, {}};
   context.settings.blockedAfter = std::chrono::milliseconds(blockedAfterMs);
-  const bool ok = batch ? cli::runScript(context, script) : cli::runRepl(context);
+  const bool ok = stdinScript ? cli::runScript(context, std::cin)
+                  : batch     ? cli::runScript(context, script)
+                              : cli::runRepl(context);
 
   int exitCode = ok ? cli::kExitOk : cli::kExitCommandFailed;
   if (debugger.hasJob()) {

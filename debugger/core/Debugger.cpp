@@ -169,6 +169,7 @@ bool Debugger::waitSettled(std::chrono::milliseconds timeout, std::chrono::milli
 void Debugger::kill() {
   if (gdb_) gdb_->closeAll();
   if (launcher_) {
+    job_.setKilling();
     hub_->setLauncher(nullptr);
     launcher_->terminate(std::chrono::milliseconds(2000));
     if (auto status = launcher_->poll()) job_.launcherEnded(*status);

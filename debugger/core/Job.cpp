@@ -15,6 +15,7 @@ std::string RankInfo::describeEnd() const {
       return abortText.empty() ? "called MPI_Abort(errorcode=" + std::to_string(exitCode) + ")"
                                : "called " + abortText;
     case RankLife::Lost: return "lost (its process ended without reporting an exit status)";
+    case RankLife::Killed: return "killed by mpidbg";
   }
   return {};
 }
@@ -89,8 +90,8 @@ void Job::channelClosed(int rank) {
   auto it = ranks_.find(rank);
   if (it == ranks_.end()) return;
   if (it->second.life == RankLife::Live || it->second.life == RankLife::Finalized) {
-    it->second.life = RankLife::Lost;
-    notify("[" + std::to_string(rank) + "] " + it->second.describeEnd());
+    it->second.life = killing_ ? RankLife::Killed : RankLife::Lost;
+    if (!killing_) notify("[" + std::to_string(rank) + "] " + it->second.describeEnd());
   }
   changed_.notify_all();
 }
@@ -100,6 +101,11 @@ void Job::setHeldByGdb(int rank, bool held) {
   auto it = ranks_.find(rank);
   if (it != ranks_.end()) it->second.heldByGdb = held;
   changed_.notify_all();
+}
+
+void Job::setKilling() {
+  std::lock_guard lock(mutex_);
+  killing_ = true;
 }
 
 void Job::launcherEnded(const ExitStatus& status) {

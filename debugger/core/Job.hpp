@@ -27,6 +27,7 @@ enum class RankLife {
   Signaled,   ///< reported a fatal signal
   Aborted,    ///< called MPI_Abort
   Lost,       ///< channel closed with no exit report (e.g. SIGKILL)
+  Killed,     ///< ended by the debugger's kill
 };
 
 /// What the front end knows about one rank.
@@ -71,6 +72,9 @@ class Job {
   void channelClosed(int rank);
   /// Marks whether gdb holds `rank`.
   void setHeldByGdb(int rank, bool held);
+  /// The debugger is ending the job: channels that close from now on are
+  /// recorded as killed, without a notice.
+  void setKilling();
   /// The launcher ended with `status`.
   void launcherEnded(const ExitStatus& status);
 
@@ -96,6 +100,7 @@ class Job {
   std::map<int, RankInfo> ranks_;
   int size_ = 0;
   std::optional<ExitStatus> launcherStatus_;
+  bool killing_ = false;
   Notifier notifier_;
 };
 

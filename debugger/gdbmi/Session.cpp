@@ -47,7 +47,8 @@ Expected<std::unique_ptr<Session>> Session::start(const SessionOptions& options)
 
   const auto deadline = Clock::now() + options.startTimeout;
   while (true) {
-    auto record = session->readRecord(deadline, "its first prompt", options.startTimeout);
+    auto record = session->readRecord(
+        deadline, "gdb printed no prompt within " + ms(options.startTimeout));
     if (!record) return fail("cannot start gdb: " + record.error().message);
     if (record->kind == RecordKind::Prompt) break;
     if (record->isAsync()) {
@@ -98,13 +99,12 @@ Error Session::gdbGone() {
   return Error{*deadMessage_};
 }
 
-Expected<Record> Session::readRecord(Clock::time_point deadline, std::string_view waitingFor,
-                                     milliseconds timeout) {
+Expected<Record> Session::readRecord(Clock::time_point deadline, std::string_view timeoutMessage) {
   while (true) {
     auto line = reader_.readLine(deadline);
     if (!line) {
       if (line.error() == LineReader::Failure::Closed) return std::unexpected(gdbGone());
-      return fail("gdb did not answer " + std::string(waitingFor) + " within " + ms(timeout));
+      return fail(std::string(timeoutMessage));
     }
     if (line->empty() || *line == "\r") continue;
     auto record = Parser::parse(*line);
@@ -141,9 +141,10 @@ Expected<Reply> Session::command(std::string_view miCommand, milliseconds timeou
   }
   Reply reply;
   reply.asyncs = std::exchange(events_, {});
-  const std::string waitingFor = "'" + std::string(miCommand) + "'";
+  const std::string timeoutMessage =
+      "gdb did not answer '" + std::string(miCommand) + "' within " + ms(timeout);
   while (true) {
-    auto record = readRecord(deadline, waitingFor, timeout);
+    auto record = readRecord(deadline, timeoutMessage);
     if (!record) return std::unexpected(record.error());
     switch (record->kind) {
       case RecordKind::Result:
@@ -210,9 +211,10 @@ Expected<Record> Session::waitForAsync(std::string_view asyncClass, milliseconds
   }
   if (deadMessage_) return fail(*deadMessage_);
   const auto deadline = Clock::now() + timeout;
-  const std::string waitingFor = "with *" + std::string(asyncClass);
+  const std::string timeoutMessage =
+      "gdb printed no *" + std::string(asyncClass) + " record within " + ms(timeout);
   while (true) {
-    auto record = readRecord(deadline, waitingFor, timeout);
+    auto record = readRecord(deadline, timeoutMessage);
     if (!record) return std::unexpected(record.error());
     if (!record->isAsync()) continue;  // stream text outside a command is dropped
     noteAsync(*record);

@@ -94,8 +94,8 @@ class Session {
 
  private:
   explicit Session(ChildProcess gdb);
-  Expected<Record> readRecord(LineReader::Clock::time_point deadline, std::string_view waitingFor,
-                              std::chrono::milliseconds timeout);
+  Expected<Record> readRecord(LineReader::Clock::time_point deadline,
+                              std::string_view timeoutMessage);
   void noteAsync(const Record& record);
   Error gdbGone();
 

@@ -3,10 +3,12 @@
 
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <string>
 
@@ -22,13 +24,25 @@ namespace {
 
 constexpr auto kTimeout = 5000ms;
 
-/// A forked child that sleeps until killed; killed and reaped on scope exit.
+/// A `/bin/sleep` child (small, so gdb attaches fast even on a loaded
+/// machine); killed and reaped on scope exit.
 class SleepingChild {
  public:
-  SleepingChild() : pid_(::fork()) {
+  SleepingChild() {
+    // A close-on-exec pipe reads EOF once the exec happened, so gdb never
+    // attaches to the half-started child.
+    int sync[2];
+    REQUIRE(::pipe2(sync, O_CLOEXEC) == 0);
+    pid_ = ::fork();
     if (pid_ == 0) {
-      for (;;) ::pause();
+      ::execl("/bin/sleep", "sleep", "1000", static_cast<char*>(nullptr));
+      ::_exit(127);
     }
+    ::close(sync[1]);
+    char byte;
+    while (::read(sync[0], &byte, 1) < 0 && errno == EINTR) {
+    }
+    ::close(sync[0]);
   }
   ~SleepingChild() {
     if (pid_ > 0) {
@@ -43,7 +57,7 @@ class SleepingChild {
   bool running() const { return ::waitpid(pid_, nullptr, WNOHANG) == 0; }
 
  private:
-  pid_t pid_;
+  pid_t pid_ = -1;
 };
 
 /// A pid that no process has: a child that already exited and was reaped.
@@ -52,6 +66,12 @@ pid_t unusedPid() {
   if (pid == 0) ::_exit(0);
   ::waitpid(pid, nullptr, 0);
   return pid;
+}
+
+/// The error message of `result`, or "" (for INFO on failed REQUIREs).
+template <typename T>
+std::string why(const mpidbg::Expected<T>& result) {
+  return result ? std::string() : result.error().message;
 }
 
 SessionOptions quickOptions() {
@@ -66,6 +86,7 @@ TEST_CASE("Session attaches to a process, runs bt, and detaches", "[gdbmi][sessi
   SleepingChild child;
   REQUIRE(child.pid() > 0);
   auto session = Session::start(quickOptions());
+  INFO(why(session));
   REQUIRE(session.has_value());
   Session& gdb = **session;
   CHECK(gdb.alive());
@@ -73,6 +94,7 @@ TEST_CASE("Session attaches to a process, runs bt, and detaches", "[gdbmi][sessi
   CHECK(::getpgid(gdb.gdbPid()) == gdb.gdbPid());  // its own process group
 
   auto attached = gdb.attach(child.pid(), kTimeout);
+  INFO(why(attached));
   REQUIRE(attached.has_value());
   CHECK(gdb.targetStopped());
   CHECK(gdb.attachedPid() == child.pid());
@@ -109,9 +131,12 @@ TEST_CASE("Session destructor ends gdb and lets the attached process run on", "[
   pid_t gdbPid = -1;
   {
     auto session = Session::start(quickOptions());
+    INFO(why(session));
     REQUIRE(session.has_value());
     gdbPid = (*session)->gdbPid();
-    REQUIRE((*session)->attach(child.pid(), kTimeout).has_value());
+    auto attached = (*session)->attach(child.pid(), kTimeout);
+    INFO(why(attached));
+    REQUIRE(attached.has_value());
   }
   CHECK(::kill(gdbPid, 0) == -1);  // gdb is gone and reaped
   CHECK(child.running());
@@ -136,6 +161,7 @@ TEST_CASE("Session with a program that is not gdb gives a clean Error", "[gdbmi]
 
 TEST_CASE("Session attach to a nonexistent pid carries gdb's message", "[gdbmi][session]") {
   auto session = Session::start(quickOptions());
+  INFO(why(session));
   REQUIRE(session.has_value());
   const pid_t pid = unusedPid();
   auto attached = (*session)->attach(pid, kTimeout);
@@ -150,6 +176,7 @@ TEST_CASE("Session attach to a nonexistent pid carries gdb's message", "[gdbmi][
 
 TEST_CASE("Session timeouts are bounded and a late answer is skipped", "[gdbmi][session]") {
   auto session = Session::start(quickOptions());
+  INFO(why(session));
   REQUIRE(session.has_value());
   Session& gdb = **session;
   const auto start = std::chrono::steady_clock::now();
@@ -167,6 +194,7 @@ TEST_CASE("Session timeouts are bounded and a late answer is skipped", "[gdbmi][
 
 TEST_CASE("Session reports gdb's exit on every later call", "[gdbmi][session]") {
   auto session = Session::start(quickOptions());
+  INFO(why(session));
   REQUIRE(session.has_value());
   Session& gdb = **session;
   auto bye = gdb.command("-gdb-exit", kTimeout);
@@ -181,6 +209,7 @@ TEST_CASE("Session reports gdb's exit on every later call", "[gdbmi][session]") 
 
 TEST_CASE("Session reports gdb killed by a signal", "[gdbmi][session]") {
   auto session = Session::start(quickOptions());
+  INFO(why(session));
   REQUIRE(session.has_value());
   ::kill((*session)->gdbPid(), SIGKILL);
   auto after = (*session)->command("-gdb-version", kTimeout);
@@ -193,8 +222,11 @@ TEST_CASE("SessionPool runs one console command on many sessions at once", "[gdb
   SessionPool pool;
   for (pid_t pid : {a.pid(), b.pid()}) {
     auto session = Session::start(quickOptions());
+    INFO(why(session));
     REQUIRE(session.has_value());
-    REQUIRE((*session)->attach(pid, kTimeout).has_value());
+    auto attached = (*session)->attach(pid, kTimeout);
+    INFO(why(attached));
+    REQUIRE(attached.has_value());
     pool.add(std::move(*session));
   }
   pool.add(nullptr);
