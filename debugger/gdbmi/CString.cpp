@@ -7,11 +7,21 @@ std::string escapeCString(std::string_view text) {
   out.reserve(text.size() + 8);
   for (unsigned char c : text) {
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '"': out += "\\\""; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (c < 0x20 || c == 0x7f) {
           out += '\\';
@@ -26,8 +36,6 @@ std::string escapeCString(std::string_view text) {
   return out;
 }
 
-std::string quoteCString(std::string_view text) {
-  return "\"" + escapeCString(text) + "\"";
-}
+std::string quoteCString(std::string_view text) { return "\"" + escapeCString(text) + "\""; }
 
 }  // namespace mpidbg::gdbmi

@@ -54,7 +54,8 @@ std::expected<std::string, LineReader::Failure> LineReader::readLine(Clock::time
       if (::poll(&p, 1, 0) <= 0) return std::unexpected(Failure::Timeout);
     } else {
       pollfd fds[2] = {{outFd_, POLLIN, 0}, {errFd_, POLLIN, 0}};
-      const int rc = ::poll(fds, errFd_ >= 0 ? 2 : 1, static_cast<int>(std::min<long long>(left, 1000)));
+      const int rc =
+          ::poll(fds, errFd_ >= 0 ? 2 : 1, static_cast<int>(std::min<long long>(left, 1000)));
       if (rc < 0 && errno != EINTR) {
         outClosed_ = true;
         continue;

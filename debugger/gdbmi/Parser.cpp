@@ -75,20 +75,43 @@ class Reader {
       const std::size_t escapeAt = pos_ - 1;
       const char e = text_[pos_++];
       switch (e) {
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
-        case 'a': out += '\a'; break;
-        case 'b': out += '\b'; break;
-        case 'f': out += '\f'; break;
-        case 'v': out += '\v'; break;
-        case 'e': out += '\033'; break;
-        case '"': out += '"'; break;
-        case '\\': out += '\\'; break;
-        case '\'': out += '\''; break;
+        case 'n':
+          out += '\n';
+          break;
+        case 't':
+          out += '\t';
+          break;
+        case 'r':
+          out += '\r';
+          break;
+        case 'a':
+          out += '\a';
+          break;
+        case 'b':
+          out += '\b';
+          break;
+        case 'f':
+          out += '\f';
+          break;
+        case 'v':
+          out += '\v';
+          break;
+        case 'e':
+          out += '\033';
+          break;
+        case '"':
+          out += '"';
+          break;
+        case '\\':
+          out += '\\';
+          break;
+        case '\'':
+          out += '\'';
+          break;
         default: {
           if (e < '0' || e > '7') {
-            return errorAt(escapeAt, std::string("bad escape '\\") + printable(e) + "' in c-string");
+            return errorAt(escapeAt,
+                           std::string("bad escape '\\") + printable(e) + "' in c-string");
           }
           unsigned value = static_cast<unsigned>(e - '0');
           for (int i = 0; i < 2 && peek() >= '0' && peek() <= '7' && !atEnd(); ++i) {
@@ -192,7 +215,8 @@ class Reader {
     Tuple out;
     while (!atEnd()) {
       if (!consume(',')) {
-        return error(std::string("expected ',' before a result, found '") + printable(peek()) + "'");
+        return error(std::string("expected ',' before a result, found '") + printable(peek()) +
+                     "'");
       }
       // gdb's +download records carry a bare tuple ("+download,{...}"),
       // outside the grammar; keep it as a result with an empty name.
@@ -261,10 +285,18 @@ Expected<Record> Parser::parse(std::string_view rawLine) {
   if (!token) return std::unexpected(token.error());
   record.token = *token;
   switch (in.peek()) {
-    case '^': record.kind = RecordKind::Result; break;
-    case '*': record.kind = RecordKind::ExecAsync; break;
-    case '+': record.kind = RecordKind::StatusAsync; break;
-    case '=': record.kind = RecordKind::NotifyAsync; break;
+    case '^':
+      record.kind = RecordKind::Result;
+      break;
+    case '*':
+      record.kind = RecordKind::ExecAsync;
+      break;
+    case '+':
+      record.kind = RecordKind::StatusAsync;
+      break;
+    case '=':
+      record.kind = RecordKind::NotifyAsync;
+      break;
     default:
       if (in.atEnd()) return in.error("expected a record prefix after the token");
       return in.error(std::string("not an MI record: unexpected '") + Reader::printable(in.peek()) +

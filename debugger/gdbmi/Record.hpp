@@ -14,10 +14,10 @@ namespace mpidbg::gdbmi {
 
 /// What kind of output record a line is; the comment gives its prefix.
 enum class RecordKind {
-  Result,       ///< `[token]^class[,results]`: the answer to one command.
-  ExecAsync,    ///< `[token]*class[,results]`: target state (running, stopped).
-  StatusAsync,  ///< `[token]+class[,results]`: progress of slow operations.
-  NotifyAsync,  ///< `[token]=class[,results]`: library, thread, breakpoint news.
+  Result,         ///< `[token]^class[,results]`: the answer to one command.
+  ExecAsync,      ///< `[token]*class[,results]`: target state (running, stopped).
+  StatusAsync,    ///< `[token]+class[,results]`: progress of slow operations.
+  NotifyAsync,    ///< `[token]=class[,results]`: library, thread, breakpoint news.
   ConsoleStream,  ///< `~"text"`: CLI output meant for the user.
   TargetStream,   ///< `@"text"`: output of the running program.
   LogStream,      ///< `&"text"`: gdb's own log and error text.

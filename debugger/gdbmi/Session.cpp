@@ -47,8 +47,8 @@ Expected<std::unique_ptr<Session>> Session::start(const SessionOptions& options)
 
   const auto deadline = Clock::now() + options.startTimeout;
   while (true) {
-    auto record = session->readRecord(
-        deadline, "gdb printed no prompt within " + ms(options.startTimeout));
+    auto record =
+        session->readRecord(deadline, "gdb printed no prompt within " + ms(options.startTimeout));
     if (!record) return fail("cannot start gdb: " + record.error().message);
     if (record->kind == RecordKind::Prompt) break;
     if (record->isAsync()) {
@@ -58,15 +58,15 @@ Expected<std::unique_ptr<Session>> Session::start(const SessionOptions& options)
   }
 
   static constexpr std::array<std::string_view, 5> kSetup = {
-      "-gdb-set pagination off", "-gdb-set confirm off", "-gdb-set width 0",
-      "-gdb-set height 0",       "-gdb-set debuginfod enabled off"};
+      "-gdb-set pagination off", "-gdb-set confirm off", "-gdb-set width 0", "-gdb-set height 0",
+      "-gdb-set debuginfod enabled off"};
   for (std::string_view setting : kSetup) {
     auto reply = session->command(setting, options.startTimeout);
     if (!reply) return fail("cannot start gdb: " + reply.error().message);
     // Older gdbs lack debuginfod; that setting is best effort.
     if (reply->isError() && !setting.starts_with("-gdb-set debuginfod")) {
-      return fail("cannot start gdb: '" + std::string(setting) + "' failed: " +
-                  reply->errorMessage());
+      return fail("cannot start gdb: '" + std::string(setting) +
+                  "' failed: " + reply->errorMessage());
     }
   }
   return session;
@@ -121,7 +121,8 @@ void Session::noteAsync(const Record& record) {
   if (record.kind == RecordKind::ExecAsync) {
     if (record.recordClass == "running") stopped_ = false;
     if (record.recordClass == "stopped") stopped_ = true;
-  } else if (record.kind == RecordKind::NotifyAsync && record.recordClass == "thread-group-exited" &&
+  } else if (record.kind == RecordKind::NotifyAsync &&
+             record.recordClass == "thread-group-exited" &&
              record.results.getString("exit-code") != nullptr) {
     attached_.reset();  // the attached process itself exited
   }
@@ -158,10 +159,17 @@ Expected<Reply> Session::command(std::string_view miCommand, milliseconds timeou
         noteAsync(*record);
         reply.asyncs.push_back(std::move(*record));
         break;
-      case RecordKind::ConsoleStream: reply.console += record->text; break;
-      case RecordKind::TargetStream: reply.target += record->text; break;
-      case RecordKind::LogStream: reply.log += record->text; break;
-      case RecordKind::Prompt: break;
+      case RecordKind::ConsoleStream:
+        reply.console += record->text;
+        break;
+      case RecordKind::TargetStream:
+        reply.target += record->text;
+        break;
+      case RecordKind::LogStream:
+        reply.log += record->text;
+        break;
+      case RecordKind::Prompt:
+        break;
     }
   }
 }

@@ -1,7 +1,6 @@
 // Malformed MI lines must give an Error naming the offset, never a crash.
 
 #include <catch2/catch.hpp>
-
 #include <random>
 #include <string>
 #include <string_view>
@@ -93,9 +92,15 @@ TEST_CASE("Parser survives random and mutated input", "[gdbmi][parser]") {
       const std::size_t at = rng() % input.size();
       const char c = alphabet[rng() % alphabet.size()];
       switch (rng() % 3) {
-        case 0: input[at] = c; break;
-        case 1: input.insert(input.begin() + static_cast<std::ptrdiff_t>(at), c); break;
-        default: input.erase(at, 1 + rng() % 8); break;
+        case 0:
+          input[at] = c;
+          break;
+        case 1:
+          input.insert(input.begin() + static_cast<std::ptrdiff_t>(at), c);
+          break;
+        default:
+          input.erase(at, 1 + rng() % 8);
+          break;
       }
     }
     auto record = Parser::parse(input);

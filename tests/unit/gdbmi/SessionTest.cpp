@@ -1,13 +1,12 @@
 // Sessions against the real gdb (/usr/bin/gdb, found in PATH) and real
 // processes the test forks. Every call is bounded by a few seconds.
 
-#include <catch2/catch.hpp>
-
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cerrno>
 #include <chrono>
 #include <string>
