@@ -6,7 +6,7 @@
 
 #include <cerrno>
 
-#include "ccs/ScopedFd.hpp"
+#include "mpidbg/ScopedFd.hpp"
 #include "ccs/Socket.hpp"
 
 namespace mpidbg::ccs {

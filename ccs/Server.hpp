@@ -11,7 +11,7 @@
 
 #include "ccs/Endpoint.hpp"
 #include "ccs/Frame.hpp"
-#include "ccs/ScopedFd.hpp"
+#include "mpidbg/ScopedFd.hpp"
 #include "mpidbg/Error.hpp"
 
 namespace mpidbg::ccs {

@@ -94,7 +94,7 @@ Expected<void> EventChannel::connect(const ccs::Endpoint& frontend, std::chrono:
 
   std::string lastError = "no address";
   for (addrinfo* ai = found; ai; ai = ai->ai_next) {
-    ccs::ScopedFd fd(::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol));
+    ScopedFd fd(::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol));
     if (!fd.valid()) {
       lastError = errnoText(errno);
       continue;

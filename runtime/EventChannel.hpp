@@ -7,7 +7,7 @@
 
 #include "ccs/Endpoint.hpp"
 #include "ccs/RankProtocol.hpp"
-#include "ccs/ScopedFd.hpp"
+#include "mpidbg/ScopedFd.hpp"
 #include "mpidbg/Error.hpp"
 
 namespace mpidbg::rt {
@@ -55,7 +55,7 @@ class EventChannel {
   bool lost() const noexcept;
 
  private:
-  ccs::ScopedFd fd_;
+  ScopedFd fd_;
 };
 
 }  // namespace mpidbg::rt

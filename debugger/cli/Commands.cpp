@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+
+#include "mpidbg/Text.hpp"
 #include <cmath>
 
 #include "debugger/core/CollectiveReport.hpp"
@@ -12,12 +14,6 @@
 namespace mpidbg::cli {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 CommandResult needJob(Context& ctx) {
   if (!ctx.debugger.hasJob())

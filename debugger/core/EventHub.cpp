@@ -22,7 +22,7 @@ namespace proto = ccs::proto;
 
 /// One accepted connection: waiting for its registration, then a rank's channel.
 struct EventHub::Channel {
-  ccs::ScopedFd fd;
+  ScopedFd fd;
   std::vector<std::uint8_t> challenge;
   ccs::RequestParser parser{64 * 1024};
   int rank = -1;  ///< set once registered

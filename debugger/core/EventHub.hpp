@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ccs/Endpoint.hpp"
-#include "ccs/ScopedFd.hpp"
+#include "mpidbg/ScopedFd.hpp"
 #include "debugger/core/Job.hpp"
 #include "debugger/core/Launcher.hpp"
 #include "mpidbg/Error.hpp"
@@ -49,8 +49,8 @@ class EventHub {
   std::vector<std::uint8_t> key_;
   std::function<void(const std::string&)> log_;
   ccs::Endpoint endpoint_;
-  ccs::ScopedFd listener_;
-  ccs::ScopedFd wakeRead_, wakeWrite_;
+  ScopedFd listener_;
+  ScopedFd wakeRead_, wakeWrite_;
   std::atomic<Launcher*> launcher_{nullptr};
   std::atomic<bool> stop_{false};
   std::thread thread_;

@@ -4,15 +4,11 @@
 #include <cctype>
 #include <charconv>
 
+#include "mpidbg/Text.hpp"
+
 namespace mpidbg::core {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
 
 Expected<int> parseRank(std::string_view s, std::string_view whole) {
   s = trim(s);

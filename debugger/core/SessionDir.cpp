@@ -10,7 +10,7 @@
 #include <filesystem>
 
 #include "ccs/Auth.hpp"
-#include "ccs/ScopedFd.hpp"
+#include "mpidbg/ScopedFd.hpp"
 
 namespace mpidbg::core {
 
@@ -27,7 +27,7 @@ Expected<std::unique_ptr<SessionDir>> SessionDir::create() {
   dir->key_ = std::move(*key);
 
   const std::string file = dir->keyFile();
-  ccs::ScopedFd fd(::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  ScopedFd fd(::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
   if (!fd.valid()) return fail("cannot create key file " + file + ": " + std::strerror(errno));
   const std::string text = ccs::toHex(dir->key_) + "\n";
   if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()))

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "debugger/gdbmi/ScopedFd.hpp"
+#include "mpidbg/ScopedFd.hpp"
 #include "mpidbg/Error.hpp"
 
 namespace mpidbg::gdbmi {

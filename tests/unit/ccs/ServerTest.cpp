@@ -77,8 +77,8 @@ Request request(std::string handler, Bytes data = {}, std::int32_t pe = 0) {
 }
 
 /// A raw blocking TCP connection to `endpoint` (IPv4 loopback).
-ScopedFd rawConnect(const Endpoint& endpoint) {
-  ScopedFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+mpidbg::ScopedFd rawConnect(const Endpoint& endpoint) {
+  mpidbg::ScopedFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_port = htons(endpoint.port);
@@ -168,7 +168,7 @@ TEST_CASE("a stalled partial header does not delay other clients", "[ccs][server
   TestServer t(options);
   t.start();
   // Ten bytes of a ccs_getinfo header, as in capture 09f, then silence.
-  ScopedFd stalled = rawConnect(t.server->endpoint());
+  mpidbg::ScopedFd stalled = rawConnect(t.server->endpoint());
   sendBytes(stalled.get(), Bytes{0, 0, 0, 0, 0, 0, 0, 0, 'c', 'c'});
 
   auto started = std::chrono::steady_clock::now();
@@ -189,7 +189,7 @@ TEST_CASE("a stalled partial header does not delay other clients", "[ccs][server
 TEST_CASE("a malformed stream closes only its own connection", "[ccs][server]") {
   TestServer t;
   t.start();
-  ScopedFd bad = rawConnect(t.server->endpoint());
+  mpidbg::ScopedFd bad = rawConnect(t.server->endpoint());
   sendBytes(bad.get(), Bytes{'G', 'E', 'T', ' '});
   bool closed = false;
   CHECK(readFor(bad.get(), 2000ms, closed).empty());
@@ -204,7 +204,7 @@ TEST_CASE("persistent mode serves two requests on one connection", "[ccs][server
   options.persistent = true;
   TestServer t(options);
   t.start();
-  ScopedFd fd = rawConnect(t.server->endpoint());
+  mpidbg::ScopedFd fd = rawConnect(t.server->endpoint());
   auto a = encodeRequest(request("echo", {1, 2}));
   auto b = encodeRequest(request("echo", {3}));
   REQUIRE((a && b));
@@ -224,7 +224,7 @@ TEST_CASE("persistent mode serves two requests on one connection", "[ccs][server
 
 TEST_CASE("plain mode closes after one reply", "[ccs][server]") {
   TestServer t;
-  ScopedFd fd = rawConnect(t.server->endpoint());
+  mpidbg::ScopedFd fd = rawConnect(t.server->endpoint());
   auto a = encodeRequest(request("echo", {4}));
   REQUIRE(a.has_value());
   sendBytes(fd.get(), *a);
@@ -238,7 +238,7 @@ TEST_CASE("plain mode closes after one reply", "[ccs][server]") {
 
 TEST_CASE("a handler with no reply leaves the connection open and silent", "[ccs][server]") {
   TestServer t;
-  ScopedFd fd = rawConnect(t.server->endpoint());
+  mpidbg::ScopedFd fd = rawConnect(t.server->endpoint());
   auto a = encodeRequest(request("silent", {0}));
   REQUIRE(a.has_value());
   sendBytes(fd.get(), *a);
@@ -256,8 +256,8 @@ TEST_CASE("watch callbacks fire in the poll loop", "[ccs][server]") {
   TestServer t;
   int pipeFds[2];
   REQUIRE(::pipe(pipeFds) == 0);
-  ScopedFd readEnd(pipeFds[0]);
-  ScopedFd writeEnd(pipeFds[1]);
+  mpidbg::ScopedFd readEnd(pipeFds[0]);
+  mpidbg::ScopedFd writeEnd(pipeFds[1]);
   int fired = 0;
   t.server->watch(readEnd.get(), [&](short revents) {
     ++fired;

@@ -4,10 +4,10 @@
 
 #include <utility>
 
-namespace mpidbg::gdbmi {
+namespace mpidbg {
 
-/// Owns one file descriptor and closes it on destruction. Move-only.
-/// (gdbmi keeps its own copy so it does not depend on ccs.)
+/// Owns one file descriptor and closes it on destruction. Move-only. Shared
+/// by every library (RAII for fds, ../shared/STYLE.md).
 class ScopedFd {
  public:
   ScopedFd() = default;
@@ -27,8 +27,9 @@ class ScopedFd {
 
   /// The descriptor, or -1.
   int get() const { return fd_; }
-  /// True when a descriptor is held.
   bool valid() const { return fd_ >= 0; }
+  /// Gives up ownership without closing.
+  int release() { return std::exchange(fd_, -1); }
   /// Closes the current descriptor (if any) and takes `fd`.
   void reset(int fd = -1) {
     if (fd_ >= 0) ::close(fd_);
@@ -39,4 +40,4 @@ class ScopedFd {
   int fd_ = -1;
 };
 
-}  // namespace mpidbg::gdbmi
+}  // namespace mpidbg
