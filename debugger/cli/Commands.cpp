@@ -151,6 +151,24 @@ CommandResult doGdb(Context& ctx, std::string_view args) {
   return result;
 }
 
+CommandResult doRanks(Context& ctx, std::string_view args) {
+  if (auto r = needJob(ctx); !r.ok) return r;
+  auto ranks = ranksOrAll(ctx, trim(args));
+  if (!ranks) return CommandResult::failure(ranks.error().message);
+  CommandResult result;
+  char line[256];
+  std::snprintf(line, sizeof line, "%-6s %-20s %-8s %-22s %s\n", "rank", "host", "pid", "ccs", "life");
+  result.text = line;
+  for (const auto& info : ctx.debugger.job().snapshot()) {
+    if (!ranks->contains(info.rank)) continue;
+    std::string life = info.ended() ? info.describeEnd() : info.heldByGdb ? "held by gdb" : "live";
+    std::snprintf(line, sizeof line, "%-6d %-20s %-8d %-22s %s\n", info.rank, info.host.c_str(),
+                  static_cast<int>(info.pid), info.endpoint.toString().c_str(), life.c_str());
+    result.text += line;
+  }
+  return result;
+}
+
 CommandResult doKill(Context& ctx, std::string_view args) {
   if (!trim(args).empty()) return CommandResult::failure("kill takes no arguments");
   if (!ctx.debugger.hasJob()) return CommandResult::failure("no job to kill");
@@ -253,6 +271,10 @@ const std::vector<Command>& commandTable() {
        "While attached, a rank is stopped. 'gdb detach RANKS' lets it run again.\n"
        "Examples: gdb 2 bt     gdb [0-3] info threads     gdb detach all",
        doGdb},
+      {"ranks", {}, "ranks [RANKS]", "List ranks: host, pid, CCS endpoint, life",
+       "One line per rank as registered: its host, process id, the endpoint of its runtime's\n"
+       "CCS server, and whether it is live, held by gdb, or how it ended.",
+       doRanks},
       {"kill", {}, "kill", "Kill the job", "Detaches gdb sessions and ends every process of the job.",
        doKill},
       {"quit", {"q", "exit"}, "quit", "Leave the debugger (killing the job if it runs)",
