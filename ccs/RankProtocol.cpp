@@ -16,7 +16,8 @@ constexpr std::array<std::string_view, kCollClassCount> kCollNames = {
     "MPI_Gatherv",  "MPI_Scan",      "MPI_Scatter",        "MPI_Scatterv"};
 constexpr std::array<std::string_view, 4> kStateNames = {"running", "frozen", "in-mpi",
                                                          "finalized"};
-constexpr std::array<std::string_view, 4> kEventKinds = {"finalized", "exited", "signal", "abort"};
+constexpr std::array<std::string_view, 6> kEventKinds = {"finalized", "exited",     "signal",
+                                                          "abort",     "breakpoint", "stopped"};
 
 std::string escape(std::string_view value) {
   std::string out;
@@ -238,6 +239,7 @@ std::string encode(const RankStatus& s) {
   w.putInt("size", s.size);
   w.put("state", stateName(s.state));
   w.putInt("mpicalls", s.mpiCalls);
+  if (!s.stop.empty()) w.put("stop", s.stop);
   if (s.call) {
     const MpiCall& c = *s.call;
     w.put("call.function", c.function);
@@ -267,6 +269,7 @@ Expected<RankStatus> decodeRankStatus(std::string_view text) {
   MPIDBG_TRY_ASSIGN(stateIndex, lookupName(kStateNames, "state", state));
   s.state = static_cast<RankState>(stateIndex);
   MPIDBG_TRY_ASSIGN(s.mpiCalls, r.integer<std::uint64_t>("mpicalls"));
+  s.stop = r.text("stop", "");
   if (r.has("call.function")) {
     MpiCall c;
     MPIDBG_TRY_ASSIGN(c.function, r.text("call.function"));
@@ -378,6 +381,8 @@ std::string encode(const Event& e) {
   w.put("kind", kind < kEventKinds.size() ? kEventKinds[kind] : "unknown");
   if (e.kind == Event::Kind::Exited || e.kind == Event::Kind::Abort) w.putInt("code", e.code);
   if (e.kind == Event::Kind::Signal) w.putInt("signal", e.signal);
+  if (e.kind == Event::Kind::Breakpoint) w.putInt("id", e.id);
+  if (e.kind == Event::Kind::Breakpoint || e.kind == Event::Kind::Stopped) w.put("where", e.where);
   if (!e.text.empty()) w.put("text", e.text);
   return w.take();
 }
@@ -396,6 +401,9 @@ Expected<Event> decodeEvent(std::string_view text) {
   if (e.kind == Event::Kind::Exited || e.kind == Event::Kind::Abort)
     MPIDBG_TRY_ASSIGN(e.code, r.integer<std::int32_t>("code"));
   if (e.kind == Event::Kind::Signal) MPIDBG_TRY_ASSIGN(e.signal, r.integer<std::int32_t>("signal"));
+  if (e.kind == Event::Kind::Breakpoint) MPIDBG_TRY_ASSIGN(e.id, r.integer<std::int32_t>("id"));
+  if (e.kind == Event::Kind::Breakpoint || e.kind == Event::Kind::Stopped)
+    MPIDBG_TRY_ASSIGN(e.where, r.text("where"));
   e.text = r.text("text", "");
   return e;
 }

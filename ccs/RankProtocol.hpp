@@ -72,14 +72,20 @@ struct MpiCall {
   std::uint64_t seq = 0;           ///< per-rank count of intercepted calls so far
 };
 
-/// Reply of kStatusHandler. Keys: rank, size, state, mpicalls, and the call.*
-/// keys when `call` is set.
+/// Reply of kStatusHandler. Keys: rank, size, state, mpicalls, stop (only
+/// while frozen), and the call.* keys when `call` is set.
 struct RankStatus {
   std::int32_t rank = 0;
   std::int32_t size = 0;
   RankState state = RankState::Running;
   std::uint64_t mpiCalls = 0;      ///< intercepted MPI calls since MPI_Init
   std::optional<MpiCall> call;
+  /// Why the rank is frozen (state Frozen), e.g. "at the end of MPI_Init",
+  /// "breakpoint 1 at MPI_Bcast(root=0, count=16, comm=MPI_COMM_WORLD) call #3",
+  /// "frozen at entry solver::step", "stepped to MPI_Send(...)", "frozen
+  /// (--now) in application code"; empty otherwise. Last member, so existing
+  /// aggregate initializers keep working.
+  std::string stop;
 };
 
 /// Collective counters of one communicator in one rank (reply of
@@ -111,18 +117,27 @@ struct Registration {
 };
 
 /// Something that happened in a rank. Keys: kind, and per kind: code (exited,
-/// abort), signal (signal), text (abort message, optional).
+/// abort), signal (signal), id and where (breakpoint), where (stopped), text
+/// (abort message; for stopped the reason: "freeze", "step" or "freeze --now";
+/// optional).
 struct Event {
   enum class Kind : std::uint8_t {
-    Finalized,  ///< MPI_Finalize returned
-    Exited,     ///< the process is exiting with `code`
-    Signal,     ///< killed by fatal signal `signal`
-    Abort,      ///< MPI_Abort(comm, code) called
+    Finalized,   ///< MPI_Finalize returned
+    Exited,      ///< the process is exiting with `code`
+    Signal,      ///< killed by fatal signal `signal`
+    Abort,       ///< MPI_Abort(comm, code) called
+    Breakpoint,  ///< breakpoint `id` hit at `where`; the rank is now frozen
+    Stopped,     ///< frozen by freeze or step at `where`
   };
   Kind kind = Kind::Exited;
   std::int32_t code = 0;
   std::int32_t signal = 0;
   std::string text;
+  /// Breakpoint: the front end's breakpoint number.
+  std::int32_t id = 0;
+  /// Breakpoint/Stopped: the safe point, e.g. "MPI_Bcast(root=0, count=16,
+  /// comm=MPI_COMM_WORLD) call #3", "entry solver::step", "compute (freeze --now)".
+  std::string where;
 };
 
 std::string encode(const RankStatus& s);

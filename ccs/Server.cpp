@@ -1,46 +1,30 @@
 // Non-blocking CCS server: one poll() loop over the listening socket, the
-// client connections and any watched descriptors.
+// client connections, the reply mailbox and any watched descriptors.
 #include "ccs/Server.hpp"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <list>
+#include <variant>
 
+#include "ccs/ServerConnection.hpp"
 #include "ccs/Socket.hpp"
 
 namespace mpidbg::ccs {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using detail::ServerConnection;
 
-/// Bytes read from one connection per poll round, so one busy client cannot
-/// starve the others.
-constexpr std::size_t kReadBudget = 256 * 1024;
 /// Connections accepted per poll round.
 constexpr int kAcceptBudget = 64;
-
-/// One accepted client.
-struct Connection {
-  ScopedFd fd;
-  std::string peer;
-  RequestParser parser;
-  std::vector<std::uint8_t> output;
-  std::size_t outputOffset = 0;
-  /// Last time bytes moved in either direction.
-  Clock::time_point lastActivity;
-  /// Plain mode: one request was taken; later bytes are ignored.
-  bool served = false;
-  /// Close once the output is flushed.
-  bool closeAfterFlush = false;
-  bool dead = false;
-
-  Connection(ScopedFd f, std::string p, std::size_t maxBytes)
-      : fd(std::move(f)), peer(std::move(p)), parser(maxBytes), lastActivity(Clock::now()) {}
-  bool hasOutput() const { return outputOffset < output.size(); }
-};
+/// Requests served per connection per poll round, so a flooding peer cannot
+/// starve the others.
+constexpr int kRequestsPerRound = 64;
 
 /// One watched external descriptor. `serial` tells a re-watched fd number
 /// apart from the entry a poll round saw.
@@ -48,6 +32,9 @@ struct Watch {
   std::uint64_t serial;
   std::shared_ptr<std::function<void(short)>> onReady;
 };
+
+/// A registered handler, answering at once or through a Responder.
+using HandlerEntry = std::variant<Handler, AsyncHandler>;
 
 /// `name` with control and non-ASCII bytes shown as '?', for log lines.
 std::string printable(std::string_view name) {
@@ -61,38 +48,29 @@ std::string printable(std::string_view name) {
 
 struct Server::Impl {
   ServerOptions options;
+  detail::LogFunction logLine;  // never throws (wraps options.log)
   ScopedFd listener;
   Endpoint bound;
-  std::map<std::string, std::shared_ptr<Handler>> handlers;
-  std::list<Connection> connections;
+  std::unique_ptr<detail::TlsContext> tls;  // with SecurityMode::Tls
+  std::shared_ptr<detail::ReplyMailbox> mailbox;
+  std::map<std::string, std::shared_ptr<HandlerEntry>> handlers;
+  RoutingHook routingHook;
+  std::vector<std::unique_ptr<ServerConnection>> connections;
   std::map<int, Watch> watches;
   std::uint64_t nextSerial = 1;
   bool polling = false;
 
-  void log(const std::string& line) const {
-    if (!options.log) return;
-    try {
-      options.log(line);
-    } catch (...) {
-      // A failing logger must not take the server down.
-    }
-  }
-
+  void log(const std::string& line) const { logLine(line); }
   void acceptClients();
-  void readFrom(Connection& c);
-  void dispatch(Connection& c, const Request& request);
-  void flush(Connection& c);
-  void close(Connection& c, const std::string& why);
+  void serve(ServerConnection& c);
+  void dispatch(ServerConnection& c, Request& request);
+  /// Runs the local handler for `request`; answers via `answerNow` (sync) or
+  /// `makeResponder` (async).
+  template <typename AnswerNow, typename MakeResponder>
+  void runLocal(const Request& request, const std::string& peer, AnswerNow&& answerNow,
+                MakeResponder&& makeResponder);
   int pollTimeoutMs(std::chrono::milliseconds timeout) const;
-  void expireIdle();
 };
-
-void Server::Impl::close(Connection& c, const std::string& why) {
-  if (c.dead) return;
-  if (!why.empty()) log("ccs: closing connection from " + c.peer + ": " + why);
-  c.dead = true;
-  c.fd.reset();
-}
 
 void Server::Impl::acceptClients() {
   for (int i = 0; i < kAcceptBudget; ++i) {
@@ -106,133 +84,136 @@ void Server::Impl::acceptClients() {
         log("ccs: accept failed: " + detail::errnoText(errno));
       return;
     }
-    connections.emplace_back(ScopedFd(fd),
-                             detail::describeAddress(reinterpret_cast<sockaddr*>(&address), length),
-                             options.maxRequestBytes);
+    ScopedFd socket(fd);
+    std::string peer = detail::describeAddress(reinterpret_cast<sockaddr*>(&address), length);
+    std::unique_ptr<detail::Stream> stream;
+    if (tls) {
+      int on = 1;  // many small replies on one connection
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+      auto created = detail::TlsStream::create(std::move(socket), *tls);
+      if (!created) {
+        log("ccs: closing connection from " + peer + ": " + created.error().message);
+        continue;
+      }
+      stream = std::move(*created);
+    } else {
+      if (options.persistent) {
+        int on = 1;
+        ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+      }
+      stream = std::make_unique<detail::PlainStream>(std::move(socket));
+    }
+    connections.push_back(
+        std::make_unique<ServerConnection>(std::move(stream), std::move(peer), options, logLine));
+    // With TCP_DEFER_ACCEPT the first bytes are usually already there: serve
+    // them in this round instead of the next.
+    ServerConnection& fresh = *connections.back();
+    fresh.noteReady(POLLIN);
+    serve(fresh);
+    fresh.collectReplies();
+    if (fresh.wantsFlush()) fresh.flush();  // reply before the next accept
   }
 }
 
-void Server::Impl::dispatch(Connection& c, const Request& request) {
+template <typename AnswerNow, typename MakeResponder>
+void Server::Impl::runLocal(const Request& request, const std::string& peer,
+                            AnswerNow&& answerNow, MakeResponder&& makeResponder) {
   const std::string name = printable(request.handler);
-  std::optional<std::vector<std::uint8_t>> reply = std::vector<std::uint8_t>{};
-  if (request.pe != options.pe) {
-    log("ccs: request for handler '" + name + "' to pe " + std::to_string(request.pe) + " from " +
-        c.peer + " answered empty: this server is pe " + std::to_string(options.pe) +
-        " and does not forward");
-  } else if (auto found = handlers.find(request.handler); found == handlers.end()) {
-    log("ccs: unknown handler '" + name + "' from " + c.peer + ": empty reply");
-  } else {
-    std::shared_ptr<Handler> handler = found->second;  // survives addHandler from inside
-    try {
+  auto found = handlers.find(request.handler);
+  if (found == handlers.end()) {
+    log("ccs: unknown handler '" + name + "' from " + peer + ": empty reply");
+    answerNow(std::vector<std::uint8_t>{});
+    return;
+  }
+  std::shared_ptr<HandlerEntry> entry = found->second;  // survives addHandler from inside
+  try {
+    if (auto* handler = std::get_if<Handler>(entry.get())) {
       HandlerResult result = (*handler)(request);
       if (result) {
-        reply = std::move(*result);
+        answerNow(std::move(*result));
       } else {
-        log("ccs: handler '" + name + "' failed for " + c.peer + ": " + result.error().message);
+        log("ccs: handler '" + name + "' failed for " + peer + ": " + result.error().message);
+        answerNow(std::vector<std::uint8_t>{});
       }
-    } catch (const std::exception& e) {
-      log("ccs: handler '" + name + "' threw: " + e.what());
+    } else {
+      std::get<AsyncHandler>(*entry)(request, makeResponder());
+    }
+    return;
+  } catch (const std::exception& e) {
+    log("ccs: handler '" + name + "' threw: " + e.what());
+  } catch (...) {
+    log("ccs: handler '" + name + "' threw an unknown exception");
+  }
+  // A sync handler that threw has not answered; an async one's Responder was
+  // destroyed in the unwinding and answered empty (then this is ignored).
+  answerNow(std::vector<std::uint8_t>{});
+}
+
+void Server::Impl::dispatch(ServerConnection& c, Request& request) {
+  const bool local = request.pe >= 0 && request.pe == options.pe;
+  const std::string& peer = c.peer();
+  if (!local && routingHook) {
+    RoutingHook hook = routingHook;  // survives setRoutingHook from inside
+    try {
+      hook(request, Responder(c.defer(mailbox)));
     } catch (...) {
-      log("ccs: handler '" + name + "' threw an unknown exception");
+      log("ccs: routing hook threw for handler '" + printable(request.handler) + "'");
     }
+  } else if (!local) {
+    log("ccs: request for handler '" + printable(request.handler) + "' to pe " +
+        std::to_string(request.pe) + " from " + peer + " answered empty: this server is pe " +
+        std::to_string(options.pe) + " and does not forward");
+    c.answerNow(std::vector<std::uint8_t>{});
+  } else {
+    bool answered = false;
+    runLocal(
+        request, peer,
+        [&](std::optional<std::vector<std::uint8_t>> reply) {
+          if (!answered) c.answerNow(std::move(reply));
+          answered = true;
+        },
+        [&] {
+          answered = true;
+          return Responder(c.defer(mailbox));
+        });
   }
-  if (!options.persistent) c.served = true;
-  if (!reply) return;  // no reply: keep the connection open and silent
-  if (reply->size() > static_cast<std::size_t>(INT32_MAX)) {
-    log("ccs: reply of handler '" + name + "' is too large; sending an empty reply");
-    reply->clear();
-  }
-  auto bytes = encodeReply(*reply);
-  if (c.outputOffset == c.output.size()) {
-    c.output.clear();
-    c.outputOffset = 0;
-  }
-  c.output.insert(c.output.end(), bytes.begin(), bytes.end());
-  if (!options.persistent) c.closeAfterFlush = true;
+  if (!options.persistent && !tls) c.markServed();
 }
 
-void Server::Impl::readFrom(Connection& c) {
-  std::uint8_t buffer[16384];
-  std::size_t total = 0;
-  while (!c.dead && total < kReadBudget) {
-    ssize_t got = ::recv(c.fd.get(), buffer, sizeof buffer, 0);
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      if (errno != EAGAIN && errno != EWOULDBLOCK) close(c, detail::errnoText(errno));
-      return;
-    }
-    if (got == 0) {
-      if (!c.parser.idle() && !c.served) {
-        close(c, "peer closed in the middle of a request");
-      } else if (c.hasOutput()) {
-        c.closeAfterFlush = true;  // half-close: still deliver the reply
-      } else {
-        close(c, "");
-      }
-      return;
-    }
-    total += static_cast<std::size_t>(got);
-    c.lastActivity = Clock::now();
-    std::span<const std::uint8_t> input(buffer, static_cast<std::size_t>(got));
-    while (!input.empty() && !c.served && !c.dead) {
-      auto request = c.parser.feed(input);
-      if (!request) {
-        close(c, "malformed request: " + request.error().message);
-        return;
-      }
-      if (!*request) break;
-      dispatch(c, **request);
-    }
-    // Bytes after the one request of a plain connection are ignored.
-  }
-}
-
-void Server::Impl::flush(Connection& c) {
-  while (!c.dead && c.hasOutput()) {
-    ssize_t sent = ::send(c.fd.get(), c.output.data() + c.outputOffset,
-                          c.output.size() - c.outputOffset, MSG_NOSIGNAL);
-    if (sent < 0) {
-      if (errno == EINTR) continue;
-      if (errno != EAGAIN && errno != EWOULDBLOCK) close(c, detail::errnoText(errno));
-      return;
-    }
-    c.outputOffset += static_cast<std::size_t>(sent);
-    c.lastActivity = Clock::now();
-  }
-  if (!c.dead && !c.hasOutput()) {
-    c.output.clear();
-    c.outputOffset = 0;
-    if (c.closeAfterFlush) close(c, "");
+void Server::Impl::serve(ServerConnection& c) {
+  if (c.wantsReceive()) c.receive();
+  for (int i = 0; i < kRequestsPerRound; ++i) {
+    std::optional<Request> request = c.nextRequest();
+    if (!request) break;
+    dispatch(c, *request);
   }
 }
 
 int Server::Impl::pollTimeoutMs(std::chrono::milliseconds timeout) const {
   auto wait = std::max(timeout, std::chrono::milliseconds(0));
   auto now = Clock::now();
-  for (const Connection& c : connections) {
-    if (c.dead || (c.parser.idle() && !c.hasOutput())) continue;
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(c.lastActivity +
-                                                                      options.idleTimeout - now);
-    wait = std::clamp(left + std::chrono::milliseconds(1), std::chrono::milliseconds(0), wait);
+  for (const auto& c : connections) {
+    if (c->hasBacklog()) return 0;
+    if (auto deadline = c->idleDeadline()) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - now);
+      wait = std::clamp(left + std::chrono::milliseconds(1), std::chrono::milliseconds(0), wait);
+    }
   }
   return static_cast<int>(std::min<long long>(wait.count(), 1 << 30));
-}
-
-void Server::Impl::expireIdle() {
-  auto now = Clock::now();
-  for (Connection& c : connections) {
-    if (c.dead || now - c.lastActivity < options.idleTimeout) continue;
-    if (!c.parser.idle() && !c.served)
-      close(c, "partial request idle for " + std::to_string(options.idleTimeout.count()) + " ms");
-    else if (c.hasOutput())
-      close(c, "reply not read for " + std::to_string(options.idleTimeout.count()) + " ms");
-  }
 }
 
 // ---- Server ----
 
 Server::Server(ServerOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->options = std::move(options);
+  impl_->logLine = [log = impl_->options.log](const std::string& line) {
+    if (!log) return;
+    try {
+      log(line);
+    } catch (...) {
+      // A failing logger must not take the server down.
+    }
+  };
 }
 
 Server::~Server() = default;
@@ -243,6 +224,14 @@ Expected<std::unique_ptr<Server>> Server::create(ServerOptions options) {
   if (!addresses) return fail("cannot listen on " + where + ": " + addresses.error().message);
   std::unique_ptr<Server> server(new Server(std::move(options)));
   Impl& impl = *server->impl_;
+  if (impl.options.security.mode == SecurityMode::Tls) {
+    auto tls = detail::TlsContext::create(detail::TlsRole::Server, impl.options.security);
+    if (!tls) return fail("cannot listen on " + where + ": " + tls.error().message);
+    impl.tls = std::move(*tls);
+  }
+  auto mailbox = detail::ReplyMailbox::create();
+  if (!mailbox) return fail("cannot listen on " + where + ": " + mailbox.error().message);
+  impl.mailbox = std::move(*mailbox);
   std::string lastError = "no usable address";
   for (const addrinfo* a = addresses->get(); a != nullptr; a = a->ai_next) {
     ScopedFd fd(
@@ -253,6 +242,10 @@ Expected<std::unique_ptr<Server>> Server::create(ServerOptions options) {
       lastError = detail::errnoText(errno);
       continue;
     }
+    // Every CCS client speaks first: wake accept() only once its first bytes
+    // arrived (one poll round and one wake-up less per Charm++ request).
+    int deferSeconds = 1;
+    ::setsockopt(fd.get(), IPPROTO_TCP, TCP_DEFER_ACCEPT, &deferSeconds, sizeof deferSeconds);
     sockaddr_storage local{};
     socklen_t length = sizeof local;
     if (::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&local), &length) < 0) {
@@ -275,7 +268,27 @@ Expected<std::unique_ptr<Server>> Server::create(ServerOptions options) {
 Endpoint Server::endpoint() const { return impl_->bound; }
 
 void Server::addHandler(std::string name, Handler handler) {
-  impl_->handlers[std::move(name)] = std::make_shared<Handler>(std::move(handler));
+  impl_->handlers[std::move(name)] = std::make_shared<HandlerEntry>(std::move(handler));
+}
+
+void Server::addAsyncHandler(std::string name, AsyncHandler handler) {
+  impl_->handlers[std::move(name)] = std::make_shared<HandlerEntry>(std::move(handler));
+}
+
+void Server::setRoutingHook(RoutingHook hook) { impl_->routingHook = std::move(hook); }
+
+void Server::invokeLocal(const Request& request, Responder responder) {
+  auto shared = std::make_shared<Responder>(std::move(responder));
+  impl_->runLocal(
+      request, "the forwarding layer",
+      [&](std::optional<std::vector<std::uint8_t>> reply) {
+        if (!shared->pending()) return;
+        if (reply)
+          shared->reply(std::move(*reply));
+        else
+          shared->noReply();
+      },
+      [&] { return std::move(*shared); });
 }
 
 void Server::watch(int fd, std::function<void(short revents)> onReady) {
@@ -286,10 +299,14 @@ void Server::watch(int fd, std::function<void(short revents)> onReady) {
 void Server::unwatch(int fd) { impl_->watches.erase(fd); }
 
 std::size_t Server::connectionCount() const {
-  return static_cast<std::size_t>(std::count_if(impl_->connections.begin(),
-                                                impl_->connections.end(),
-                                                [](const Connection& c) { return !c.dead; }));
+  return static_cast<std::size_t>(
+      std::count_if(impl_->connections.begin(), impl_->connections.end(),
+                    [](const std::unique_ptr<ServerConnection>& c) { return !c->dead(); }));
 }
+
+}  // namespace mpidbg::ccs
+
+namespace mpidbg::ccs {
 
 void Server::pollOnce(std::chrono::milliseconds timeout) {
   Impl& impl = *impl_;
@@ -298,18 +315,16 @@ void Server::pollOnce(std::chrono::milliseconds timeout) {
     return;
   }
   impl.polling = true;
+  impl.mailbox->beginRound();
   try {
     // Snapshot what this round polls; callbacks may change the tables.
     std::vector<pollfd> fds;
-    std::vector<Connection*> polledConnections;
     std::vector<std::pair<int, std::uint64_t>> polledWatches;
+    fds.reserve(2 + impl.connections.size() + impl.watches.size());
     fds.push_back({impl.listener.get(), POLLIN, 0});
-    for (Connection& c : impl.connections) {
-      short events = c.hasOutput() ? POLLOUT : 0;
-      if (!c.closeAfterFlush) events |= POLLIN;
-      fds.push_back({c.fd.get(), events, 0});
-      polledConnections.push_back(&c);
-    }
+    fds.push_back({impl.mailbox->fd(), POLLIN, 0});
+    const std::size_t polledConnections = impl.connections.size();
+    for (const auto& c : impl.connections) fds.push_back({c->fd(), c->pollEvents(), 0});
     for (const auto& [fd, w] : impl.watches) {
       fds.push_back({fd, POLLIN, 0});
       polledWatches.emplace_back(fd, w.serial);
@@ -317,36 +332,42 @@ void Server::pollOnce(std::chrono::milliseconds timeout) {
 
     int ready = ::poll(fds.data(), fds.size(), impl.pollTimeoutMs(timeout));
     if (ready < 0 && errno != EINTR) impl.log("ccs: poll failed: " + detail::errnoText(errno));
-    if (ready > 0) {
-      std::size_t index = 1;
-      for (Connection* c : polledConnections) {
-        short revents = fds[index++].revents;
-        if (revents == 0 || c->dead) continue;
-        if (revents & (POLLIN | POLLHUP | POLLERR)) impl.readFrom(*c);
-        if (!c->dead && (revents & POLLERR) && !(revents & POLLIN)) impl.close(*c, "socket error");
-        impl.flush(*c);
-      }
-      for (const auto& [fd, serial] : polledWatches) {
-        short revents = fds[index++].revents;
-        if (revents == 0) continue;
-        auto found = impl.watches.find(fd);
-        if (found == impl.watches.end() || found->second.serial != serial) continue;
-        auto callback = found->second.onReady;  // survives unwatch from inside
-        try {
-          if (*callback) (*callback)(revents);
-        } catch (...) {
-          impl.log("ccs: watch callback for fd " + std::to_string(fd) + " threw");
-        }
-      }
-      if (fds[0].revents & POLLIN) impl.acceptClients();
+    if (ready < 0) ready = 0;
+    for (std::size_t i = 0; i < polledConnections; ++i) {
+      ServerConnection& c = *impl.connections[i];
+      if (c.dead()) continue;
+      if (short revents = fds[2 + i].revents) c.noteReady(revents);
+      impl.serve(c);
     }
-    impl.expireIdle();
-    impl.connections.remove_if([](const Connection& c) { return c.dead; });
+    std::size_t index = 2 + polledConnections;
+    for (const auto& [fd, serial] : polledWatches) {
+      short revents = fds[index++].revents;
+      if (revents == 0) continue;
+      auto found = impl.watches.find(fd);
+      if (found == impl.watches.end() || found->second.serial != serial) continue;
+      auto callback = found->second.onReady;  // survives unwatch from inside
+      try {
+        if (*callback) (*callback)(revents);
+      } catch (...) {
+        impl.log("ccs: watch callback for fd " + std::to_string(fd) + " threw");
+      }
+    }
+    if (fds[0].revents & POLLIN) impl.acceptClients();
+    // Answers from other threads (and from this round) go out in request order.
+    if (fds[1].revents & POLLIN) impl.mailbox->clear();
+    auto now = Clock::now();
+    for (const auto& c : impl.connections) {
+      c->collectReplies();
+      if (c->wantsFlush()) c->flush();
+      c->expire(now);
+    }
+    std::erase_if(impl.connections, [](const auto& c) { return c->dead(); });
   } catch (const std::exception& e) {
     impl.log(std::string("ccs: internal error in poll round: ") + e.what());
   } catch (...) {
     impl.log("ccs: internal error in poll round");
   }
+  impl.mailbox->endRound();
   impl.polling = false;
 }
 

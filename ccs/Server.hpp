@@ -11,6 +11,7 @@
 
 #include "ccs/Endpoint.hpp"
 #include "ccs/Frame.hpp"
+#include "ccs/Security.hpp"
 #include "mpidbg/ScopedFd.hpp"
 #include "mpidbg/Error.hpp"
 
@@ -25,6 +26,42 @@ using HandlerResult = Expected<std::optional<std::vector<std::uint8_t>>>;
 /// A request handler. Runs on the server's thread; sees only the parsed
 /// Request.
 using Handler = std::function<HandlerResult(const Request&)>;
+
+/// A handle to answer one request later, from any thread (the server's poll
+/// loop is woken to send it). Move-only. Answering twice is ignored; a
+/// Responder destroyed without answering sends an empty reply. Safe to use
+/// after the connection closed or the server was destroyed (the reply is then
+/// dropped).
+class Responder {
+ public:
+  Responder();
+  ~Responder();
+  Responder(Responder&&) noexcept;
+  Responder& operator=(Responder&&) noexcept;
+  Responder(const Responder&) = delete;
+  Responder& operator=(const Responder&) = delete;
+
+  /// Sends `data` as the reply.
+  void reply(std::vector<std::uint8_t> data);
+  /// Leaves the request unanswered for good (Charm++'s freeze: no reply).
+  void noReply();
+  /// True until reply() or noReply() was called.
+  bool pending() const;
+
+  struct State;  ///< shared with the server; opaque
+  explicit Responder(std::shared_ptr<State> state);
+
+ private:
+  std::shared_ptr<State> state_;
+};
+
+/// A handler that answers later through a Responder.
+using AsyncHandler = std::function<void(const Request&, Responder)>;
+
+/// Called for every request that is not for this PE alone (broadcast,
+/// multicast, or pe != ServerOptions::pe), instead of the empty reply, so a
+/// forwarding layer can route it. Runs on the server's thread.
+using RoutingHook = std::function<void(const Request&, Responder)>;
 
 /// Options of a Server.
 struct ServerOptions {
@@ -41,10 +78,15 @@ struct ServerOptions {
   /// broadcast/multicast, until forwarding exists) get an empty reply.
   std::int32_t pe = 0;
   /// Keep connections open after a reply (mpidbg's mode) instead of closing
-  /// after one request (Charm++'s plain mode).
+  /// after one request (Charm++'s plain mode). With SecurityMode::Tls every
+  /// connection is persistent regardless.
   bool persistent = false;
   /// Called with one line for each malformed request or handler error.
   std::function<void(const std::string&)> log;
+  /// Protection of every connection (plain only when explicitly chosen).
+  /// Tls: each client must complete a TLS 1.3 handshake with `key` (32 bytes)
+  /// as external PSK under `identity`; others are closed with a log line.
+  Security security{SecurityMode::Plain, {}, "mpidbg-session"};
 };
 
 /// Non-blocking CCS server: one poll loop, any number of clients, a handler
@@ -63,6 +105,18 @@ class Server {
   /// Registers (or replaces) the handler for `name`. Unknown handlers get an
   /// empty reply, as Charm++ answers them.
   void addHandler(std::string name, Handler handler);
+
+  /// Registers (or replaces) an asynchronous handler for `name`.
+  void addAsyncHandler(std::string name, AsyncHandler handler);
+
+  /// Sets the routing hook (see RoutingHook); none by default.
+  void setRoutingHook(RoutingHook hook);
+
+  /// Runs the local handler for `request.handler` as if the request were
+  /// addressed to this PE, and answers through `responder` (empty reply for
+  /// an unknown handler or a handler error). For the forwarding layer; call
+  /// on the server's thread.
+  void invokeLocal(const Request& request, Responder responder);
 
   /// Also watches `fd` in the same poll loop; `onReady` gets the poll revents.
   /// The caller keeps ownership of `fd` and must call unwatch before closing it.

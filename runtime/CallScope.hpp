@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "CommRegistry.hpp"
+#include "Control.hpp"
 #include "CurrentCall.hpp"
 #include "Runtime.hpp"
 
@@ -40,14 +41,19 @@ inline std::int64_t monotonicNow() noexcept {
 /// One interposed MPI call, from entry to return (RAII around the PMPI call).
 /// Inert runtime: one atomic load, nothing else. Attached: counts the call,
 /// publishes the current-call record and, for collectives, bumps the
-/// communicator's entry counter (exit counter on destruction). Never
-/// allocates except when registering a communicator seen for the first time.
+/// communicator's entry counter (exit counter on destruction); then one
+/// relaxed load of the armed word, and only when it is set the out-of-line
+/// safe point (breakpoints, freeze, step), which may block the call until the
+/// debugger continues it. Never allocates except when registering a
+/// communicator seen for the first time (and on the armed slow path).
 class CallScope {
  public:
   /// A non-collective call. `peer`/`tag` are raw MPI values (converted with
   /// wirePeer/wireTag); `comm` MPI_COMM_NULL for calls without one (MPI_Wait*).
+  /// `count` is the element count (requests for MPI_Wait*; -1 if none), and
+  /// `sendDest` the destination of MPI_Sendrecv* (whose `peer` is the source).
   CallScope(MpiFunction function, MPI_Comm comm, PeerRole role = PeerRole::None, int peer = 0,
-            bool hasTag = false, int tag = 0) noexcept
+            bool hasTag = false, int tag = 0, int count = -1, int sendDest = MPI_PROC_NULL) noexcept
       : rt_(Runtime::attached()) {
     if (!rt_) return;
     if (tCallDepth++ > 0) return;
@@ -59,14 +65,15 @@ class CallScope {
     call.hasTag = hasTag;
     call.tag = hasTag ? wireTag(tag) : 0;
     call.comm = comm == MPI_COMM_NULL ? 0 : commKey(comm);
-    begin(call);
+    begin(call, count, sendDest);
   }
 
   /// A collective of class `function` (Barrier..Scatterv) on `comm`; `root`
-  /// for rooted collectives (PeerRole::Root), else pass role None.
+  /// for rooted collectives (PeerRole::Root), else pass role None; `count`
+  /// the element count a condition sees (-1 if none).
   static CallScope collective(MpiFunction function, MPI_Comm comm, PeerRole role = PeerRole::None,
-                              int root = 0) noexcept {
-    return CallScope(CollectiveTag{}, function, comm, role, root);
+                              int root = 0, int count = -1) noexcept {
+    return CallScope(CollectiveTag{}, function, comm, role, root, count);
   }
 
   ~CallScope() {
@@ -83,7 +90,7 @@ class CallScope {
  private:
   struct CollectiveTag {};
 
-  CallScope(CollectiveTag, MpiFunction function, MPI_Comm comm, PeerRole role, int root) noexcept
+  CallScope(CollectiveTag, MpiFunction function, MPI_Comm comm, PeerRole role, int root, int count) noexcept
       : rt_(Runtime::attached()) {
     if (!rt_) return;
     if (tCallDepth++ > 0) return;
@@ -96,13 +103,15 @@ class CallScope {
     collClass_ = static_cast<std::size_t>(function) - static_cast<std::size_t>(MpiFunction::Barrier);
     comm_ = rt_->comms().findOrRegister(comm);
     if (comm_) call.collCall = comm_->entries[collClass_].fetch_add(1, std::memory_order_relaxed) + 1;
-    begin(call);
+    begin(call, count, MPI_PROC_NULL);
   }
 
-  void begin(MpiCallRecord& call) noexcept {
+  void begin(MpiCallRecord& call, int count, int sendDest) noexcept {
     call.seq = rt_->countCall();
     call.entryNs = monotonicNow();
     recorded_ = rt_->currentCall().begin(call);
+    if (controlArmed()) [[unlikely]]
+      reachMpiSafePoint(*rt_, call, count, sendDest);
   }
 
   Runtime* rt_;

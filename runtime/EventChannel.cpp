@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 
+#include "Control.hpp"
 #include "ccs/Frame.hpp"
 
 namespace mpidbg::rt {
@@ -167,6 +168,8 @@ Expected<void> EventChannel::sendAll(std::span<const std::uint8_t> bytes) {
 void EventChannel::send(std::int32_t rank, const ccs::proto::Event& event) noexcept {
   if (lost() || !fd_.valid()) return;
   try {
+    SignalBlock block(Control::instance().freezeSignal());
+    std::lock_guard lock(sendMutex_);
     auto frame = eventFrame(rank, event);
     if (!frame || !sendAll(*frame)) markLost();
   } catch (...) {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <mutex>
 #include <span>
 #include <vector>
 
@@ -35,8 +36,9 @@ class EventChannel {
   Expected<void> sendAll(std::span<const std::uint8_t> bytes);
 
   /// Sends `event` from rank `rank` as one frame unless the front end is lost.
-  /// Allocates (not for signal handlers). Never throws; failures mark the
-  /// channel lost.
+  /// Allocates (not for signal handlers). Any thread: frames never interleave,
+  /// and the freeze --now signal is held off meanwhile. Never throws; failures
+  /// mark the channel lost.
   void send(std::int32_t rank, const ccs::proto::Event& event) noexcept;
 
   /// Pre-builds one Signal event frame per fatal signal (SIGSEGV, SIGBUS,
@@ -56,6 +58,7 @@ class EventChannel {
 
  private:
   ScopedFd fd_;
+  std::mutex sendMutex_;  ///< one frame at a time (send())
 };
 
 }  // namespace mpidbg::rt

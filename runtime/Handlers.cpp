@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "Control.hpp"
+#include "ControlHandlers.hpp"
 #include "Runtime.hpp"
 #include "ccs/Frame.hpp"
 
@@ -29,6 +31,8 @@ proto::RankStatus status(Runtime& rt) {
   s.mpiCalls = rt.mpiCalls();
   const std::optional<MpiCallRecord> call = rt.currentCall().read();
   s.state = rt.state(call.has_value());
+  s.stop = stopTextOf(rt);
+  if (!s.stop.empty()) s.state = proto::RankState::Frozen;
   if (call) {
     proto::MpiCall m;
     m.function = std::string(functionName(call->function));
@@ -75,6 +79,7 @@ void registerHandlers(ccs::Server& server, Runtime& runtime) {
                     }));
   server.addHandler(std::string(proto::kContinueHandler),
                     guarded([rt](const ccs::Request&) -> ccs::HandlerResult {
+                      Control::instance().resume();
                       rt->resume();
                       return std::vector<std::uint8_t>{};
                     }));
@@ -86,6 +91,7 @@ void registerHandlers(ccs::Server& server, Runtime& runtime) {
                       for (std::int32_t i = 0; i < nodes; ++i) ccs::appendBigEndian32(out, 1);
                       return out;
                     }));
+  registerControlHandlers(server, runtime);
 }
 
 }  // namespace mpidbg::rt

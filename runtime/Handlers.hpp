@@ -8,7 +8,9 @@ class Runtime;
 
 /// Registers the runtime's CCS handlers on `server` (ccs/RankProtocol.hpp):
 /// mpidbg/status (one RankStatus), mpidbg/collectives (one CommState per live
-/// communicator), mpidbg/continue (unfreeze, empty reply), and Charm++'s
+/// communicator), mpidbg/continue (resume from any stop: MPI_Init, breakpoint,
+/// freeze, step; cancels a pending freeze or step; empty reply), the control
+/// handlers (ControlHandlers.hpp; call on the MPI_Init thread), and Charm++'s
 /// ccs_getinfo (4-byte big-endian node count = world size, then that many
 /// big-endian 1s: each rank is one PE). Handlers run on the helper thread and
 /// never call MPI; `runtime` must outlive `server`.

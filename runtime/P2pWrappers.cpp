@@ -10,42 +10,42 @@ using mpidbg::rt::MpiFunction;
 using mpidbg::rt::PeerRole;
 
 MPIDBG_EXPORT int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  CallScope scope(MpiFunction::Send, comm, PeerRole::Dest, dest, true, tag);
+  CallScope scope(MpiFunction::Send, comm, PeerRole::Dest, dest, true, tag, count);
   return PMPI_Send(buf, count, datatype, dest, tag, comm);
 }
 
 MPIDBG_EXPORT int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  CallScope scope(MpiFunction::Ssend, comm, PeerRole::Dest, dest, true, tag);
+  CallScope scope(MpiFunction::Ssend, comm, PeerRole::Dest, dest, true, tag, count);
   return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
 }
 
 MPIDBG_EXPORT int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  CallScope scope(MpiFunction::Bsend, comm, PeerRole::Dest, dest, true, tag);
+  CallScope scope(MpiFunction::Bsend, comm, PeerRole::Dest, dest, true, tag, count);
   return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
 }
 
 MPIDBG_EXPORT int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  CallScope scope(MpiFunction::Rsend, comm, PeerRole::Dest, dest, true, tag);
+  CallScope scope(MpiFunction::Rsend, comm, PeerRole::Dest, dest, true, tag, count);
   return PMPI_Rsend(buf, count, datatype, dest, tag, comm);
 }
 
 MPIDBG_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                            MPI_Status* status) {
-  CallScope scope(MpiFunction::Recv, comm, PeerRole::Source, source, true, tag);
+  CallScope scope(MpiFunction::Recv, comm, PeerRole::Source, source, true, tag, count);
   return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
 }
 
 MPIDBG_EXPORT int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                                void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                                MPI_Comm comm, MPI_Status* status) {
-  CallScope scope(MpiFunction::Sendrecv, comm, PeerRole::Source, source, true, recvtag);
+  CallScope scope(MpiFunction::Sendrecv, comm, PeerRole::Source, source, true, recvtag, sendcount, dest);
   return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
                        comm, status);
 }
 
 MPIDBG_EXPORT int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                                        int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
-  CallScope scope(MpiFunction::SendrecvReplace, comm, PeerRole::Source, source, true, recvtag);
+  CallScope scope(MpiFunction::SendrecvReplace, comm, PeerRole::Source, source, true, recvtag, count, dest);
   return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }
 
@@ -60,17 +60,17 @@ MPIDBG_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status) {
 }
 
 MPIDBG_EXPORT int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
-  CallScope scope(MpiFunction::Waitall, MPI_COMM_NULL);
+  CallScope scope(MpiFunction::Waitall, MPI_COMM_NULL, PeerRole::None, 0, false, 0, count);
   return PMPI_Waitall(count, array_of_requests, array_of_statuses);
 }
 
 MPIDBG_EXPORT int MPI_Waitany(int count, MPI_Request array_of_requests[], int* indx, MPI_Status* status) {
-  CallScope scope(MpiFunction::Waitany, MPI_COMM_NULL);
+  CallScope scope(MpiFunction::Waitany, MPI_COMM_NULL, PeerRole::None, 0, false, 0, count);
   return PMPI_Waitany(count, array_of_requests, indx, status);
 }
 
 MPIDBG_EXPORT int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount,
                                int array_of_indices[], MPI_Status array_of_statuses[]) {
-  CallScope scope(MpiFunction::Waitsome, MPI_COMM_NULL);
+  CallScope scope(MpiFunction::Waitsome, MPI_COMM_NULL, PeerRole::None, 0, false, 0, incount);
   return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "CallScope.hpp"
+#include "Control.hpp"
 #include "Handlers.hpp"
 #include "ccs/Auth.hpp"
 #include "ccs/Frame.hpp"
@@ -222,6 +223,7 @@ void Runtime::helperLoop() noexcept {
 
 void Runtime::onFrontendLost() noexcept {
   events_.markLost();
+  Control::instance().detach();
   resume();
 }
 

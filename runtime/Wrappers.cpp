@@ -15,32 +15,32 @@ MPIDBG_EXPORT int MPI_Barrier(MPI_Comm comm) {
 }
 
 MPIDBG_EXPORT int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  auto scope = CallScope::collective(MpiFunction::Bcast, comm, PeerRole::Root, root);
+  auto scope = CallScope::collective(MpiFunction::Bcast, comm, PeerRole::Root, root, count);
   return PMPI_Bcast(buffer, count, datatype, root, comm);
 }
 
 MPIDBG_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  auto scope = CallScope::collective(MpiFunction::Allgather, comm);
+  auto scope = CallScope::collective(MpiFunction::Allgather, comm, PeerRole::None, 0, sendcount);
   return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
 MPIDBG_EXPORT int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                  const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                                  MPI_Comm comm) {
-  auto scope = CallScope::collective(MpiFunction::Allgatherv, comm);
+  auto scope = CallScope::collective(MpiFunction::Allgatherv, comm, PeerRole::None, 0, sendcount);
   return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
 
 MPIDBG_EXPORT int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                                 MPI_Comm comm) {
-  auto scope = CallScope::collective(MpiFunction::Allreduce, comm);
+  auto scope = CallScope::collective(MpiFunction::Allreduce, comm, PeerRole::None, 0, count);
   return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 MPIDBG_EXPORT int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  auto scope = CallScope::collective(MpiFunction::Alltoall, comm);
+  auto scope = CallScope::collective(MpiFunction::Alltoall, comm, PeerRole::None, 0, sendcount);
   return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
@@ -59,38 +59,38 @@ MPIDBG_EXPORT int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const i
 
 MPIDBG_EXPORT int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                              int root, MPI_Comm comm) {
-  auto scope = CallScope::collective(MpiFunction::Reduce, comm, PeerRole::Root, root);
+  auto scope = CallScope::collective(MpiFunction::Reduce, comm, PeerRole::Root, root, count);
   return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
 }
 
 MPIDBG_EXPORT int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                              int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  auto scope = CallScope::collective(MpiFunction::Gather, comm, PeerRole::Root, root);
+  auto scope = CallScope::collective(MpiFunction::Gather, comm, PeerRole::Root, root, sendcount);
   return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 MPIDBG_EXPORT int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                               const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                               MPI_Comm comm) {
-  auto scope = CallScope::collective(MpiFunction::Gatherv, comm, PeerRole::Root, root);
+  auto scope = CallScope::collective(MpiFunction::Gatherv, comm, PeerRole::Root, root, sendcount);
   return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 }
 
 MPIDBG_EXPORT int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                            MPI_Comm comm) {
-  auto scope = CallScope::collective(MpiFunction::Scan, comm);
+  auto scope = CallScope::collective(MpiFunction::Scan, comm, PeerRole::None, 0, count);
   return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 MPIDBG_EXPORT int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  auto scope = CallScope::collective(MpiFunction::Scatter, comm, PeerRole::Root, root);
+  auto scope = CallScope::collective(MpiFunction::Scatter, comm, PeerRole::Root, root, recvcount);
   return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
 
 MPIDBG_EXPORT int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                                MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                int root, MPI_Comm comm) {
-  auto scope = CallScope::collective(MpiFunction::Scatterv, comm, PeerRole::Root, root);
+  auto scope = CallScope::collective(MpiFunction::Scatterv, comm, PeerRole::Root, root, recvcount);
   return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }

@@ -3,7 +3,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <vector>
+
+#include "debugger/core/RankSet.hpp"
 
 namespace mpidbg::cli {
 
@@ -47,7 +51,44 @@ int Console::drainNotices() {
     std::lock_guard lock(mutex_);
     pending.swap(notices_);
   }
-  for (const auto& line : pending) print(line);
+  // "[rank] text" notices with the same text are merged into one line with
+  // their rank set ("[2,5] hit breakpoint 1: ..."), in order of first arrival.
+  std::vector<std::pair<std::string, core::RankSet>> groups;
+  std::vector<std::string> lines;  // in order: group texts (marked) and plain lines
+  for (const auto& line : pending) {
+    int rank = -1;
+    std::string text;
+    if (line.size() > 3 && line.front() == '[') {
+      const auto close = line.find("] ");
+      if (close != std::string::npos) {
+        const std::string number = line.substr(1, close - 1);
+        if (!number.empty() && number.find_first_not_of("0123456789") == std::string::npos &&
+            number.size() < 9) {
+          rank = std::stoi(number);
+          text = line.substr(close + 2);
+        }
+      }
+    }
+    if (rank < 0) {
+      lines.push_back(line);
+      continue;
+    }
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == text; });
+    if (it == groups.end()) {
+      groups.emplace_back(text, core::RankSet{});
+      it = std::prev(groups.end());
+      lines.push_back(std::string(1, '\0') + std::to_string(groups.size() - 1));
+    }
+    it->second.insert(rank);
+  }
+  for (const auto& line : lines) {
+    if (!line.empty() && line.front() == '\0') {
+      const auto& [text, ranks] = groups[std::stoul(line.substr(1))];
+      print(ranks.toString() + " " + text);
+    } else {
+      print(line);
+    }
+  }
   return static_cast<int>(pending.size());
 }
 

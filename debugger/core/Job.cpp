@@ -81,8 +81,22 @@ void Job::applyEvent(int rank, const ccs::proto::Event& event) {
       info.abortText = event.text;
       notify("[" + std::to_string(rank) + "] " + info.describeEnd());
       break;
+    case Kind::Breakpoint:
+      notify("[" + std::to_string(rank) + "] hit breakpoint " + std::to_string(event.id) + ": " +
+             event.where);
+      break;
+    case Kind::Stopped:
+      notify("[" + std::to_string(rank) + "] stopped at " + event.where +
+             (event.text.empty() ? std::string() : " (" + event.text + ")"));
+      break;
   }
+  ++events_;
   changed_.notify_all();
+}
+
+std::uint64_t Job::eventCount() const {
+  std::lock_guard lock(mutex_);
+  return events_;
 }
 
 void Job::channelClosed(int rank) {

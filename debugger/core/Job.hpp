@@ -3,6 +3,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -78,6 +79,8 @@ class Job {
   /// The launcher ended with `status`.
   void launcherEnded(const ExitStatus& status);
 
+  /// Events applied so far (a counter `wait` uses to notice a new event).
+  std::uint64_t eventCount() const;
   /// Number of ranks in the job (from registrations); 0 before the first.
   int size() const;
   /// Number of registered ranks.
@@ -101,6 +104,7 @@ class Job {
   int size_ = 0;
   std::optional<ExitStatus> launcherStatus_;
   bool killing_ = false;
+  std::uint64_t events_ = 0;
   Notifier notifier_;
 };
 

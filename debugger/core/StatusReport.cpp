@@ -31,7 +31,11 @@ std::string describeRankState(const RankView& view, std::chrono::milliseconds bl
   if (!view.status) return "not responding (" + view.queryError + ")";
   const auto& s = *view.status;
   switch (s.state) {
-    case proto::RankState::Frozen: return "frozen";
+    case proto::RankState::Frozen:
+      if (s.stop.empty()) return "frozen";
+      if (s.stop.starts_with("breakpoint")) return "stopped at " + s.stop;
+      if (s.stop.starts_with("frozen") || s.stop.starts_with("stepped")) return s.stop;
+      return "frozen " + s.stop;
     case proto::RankState::Finalized: return "finalized";
     case proto::RankState::Running: return "running";
     case proto::RankState::InMpi:

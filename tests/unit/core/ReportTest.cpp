@@ -38,7 +38,13 @@ proto::MpiCall recvFrom(int source, int tag, std::uint64_t elapsedUs) {
 RankView inMpi(int rank, proto::MpiCall call) {
   RankView v;
   v.info.rank = rank;
-  v.status = proto::RankStatus{rank, 4, proto::RankState::InMpi, 10, std::move(call)};
+  proto::RankStatus status;
+  status.rank = rank;
+  status.size = 4;
+  status.state = proto::RankState::InMpi;
+  status.mpiCalls = 10;
+  status.call = std::move(call);
+  v.status = std::move(status);
   return v;
 }
 

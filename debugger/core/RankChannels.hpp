@@ -1,0 +1,56 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string_view>
+#include <vector>
+
+#include "ccs/Connection.hpp"
+#include "ccs/Security.hpp"
+#include "debugger/core/Job.hpp"
+#include "mpidbg/Error.hpp"
+
+namespace mpidbg::core {
+
+/// The front end's persistent CCS connections to the ranks' runtimes (TLS
+/// with the session key by default; ../shared/protocols/ccs.md "mpidbg's own
+/// mode"): one per rank, opened on first use, reopened after a failure.
+/// Thread-safe: queries to different ranks run in parallel.
+class RankChannels {
+ public:
+  explicit RankChannels(ccs::Security security) : security_(std::move(security)) {}
+
+  /// Sends `handler` with `data` to each rank of `ranks` (at most `parallel`
+  /// at a time) and collects the replies by rank. A rank that refuses, times
+  /// out or closes gets an Error entry; the others are unaffected.
+  std::map<int, Expected<std::vector<std::uint8_t>>> query(const std::vector<RankInfo>& ranks,
+                                                           std::string_view handler,
+                                                           const std::vector<std::uint8_t>& data,
+                                                           std::chrono::milliseconds timeout,
+                                                           std::size_t parallel = 16);
+
+  /// One request to one rank.
+  Expected<std::vector<std::uint8_t>> call(const RankInfo& rank, std::string_view handler,
+                                           const std::vector<std::uint8_t>& data,
+                                           std::chrono::milliseconds timeout);
+
+  /// Closes every connection.
+  void clear();
+
+  const ccs::Security& security() const { return security_; }
+
+ private:
+  /// Takes the rank's idle connection (opening one if needed); the caller
+  /// gives it back with giveBack when it is still usable.
+  Expected<std::unique_ptr<ccs::Connection>> take(const RankInfo& rank, std::chrono::milliseconds timeout);
+  void giveBack(int rank, std::unique_ptr<ccs::Connection> connection);
+
+  ccs::Security security_;
+  std::mutex mutex_;
+  std::map<int, std::unique_ptr<ccs::Connection>> idle_;
+};
+
+}  // namespace mpidbg::core

@@ -1,0 +1,269 @@
+// Execution control in a rank: the breakpoint table and the safe-point slow
+// path (freeze and step live here too; the freeze --now signal, the futex
+// waits and attach() are in FreezeSignal.cpp).
+#include "Control.hpp"
+
+#include <algorithm>
+#include <new>
+
+#include "CallScope.hpp"
+#include "Runtime.hpp"
+
+namespace mpidbg::rt {
+
+namespace cond = ccs::cond;
+namespace proto = ccs::proto;
+
+namespace {
+
+/// Most breakpoints a rank keeps.
+constexpr std::size_t kMaxBreakpoints = 256;
+
+proto::ControlReply ok(std::string note = {}) { return {true, std::move(note)}; }
+proto::ControlReply error(std::string message) { return {false, std::move(message)}; }
+
+cond::CallArgs::Predefined predefinedOf(std::uint64_t comm) noexcept {
+  if (comm == commKey(MPI_COMM_WORLD)) return cond::CallArgs::Predefined::World;
+  if (comm == commKey(MPI_COMM_SELF)) return cond::CallArgs::Predefined::Self;
+  return cond::CallArgs::Predefined::None;
+}
+
+/// The call's arguments as conditions see them.
+cond::CallArgs argsOf(Runtime& rt, const MpiCallRecord& call, std::int64_t count, int sendDest) noexcept {
+  cond::CallArgs a;
+  const auto index = static_cast<std::size_t>(call.function);
+  const auto table = cond::functions();
+  if (index == 0 || index > table.size()) return a;
+  a.has = table[index - 1].fields;
+  using F = cond::Field;
+  a.value[static_cast<std::size_t>(F::Rank)] = rt.rank();
+  a.value[static_cast<std::size_t>(F::Size)] = rt.size();
+  switch (call.peerRole) {
+    case PeerRole::Dest: a.value[static_cast<std::size_t>(F::Dest)] = call.peer; break;
+    case PeerRole::Source: a.value[static_cast<std::size_t>(F::Source)] = call.peer; break;
+    case PeerRole::Root: a.value[static_cast<std::size_t>(F::Root)] = call.peer; break;
+    case PeerRole::None: break;
+  }
+  if (call.function == MpiFunction::Sendrecv || call.function == MpiFunction::SendrecvReplace)
+    a.value[static_cast<std::size_t>(F::Dest)] = wirePeer(sendDest);
+  a.value[static_cast<std::size_t>(F::Tag)] = call.tag;
+  a.value[static_cast<std::size_t>(F::Count)] = count;
+  a.value[static_cast<std::size_t>(F::Comm)] = static_cast<std::int64_t>(call.comm);
+  a.predefined = predefinedOf(call.comm);
+  return a;
+}
+
+}  // namespace
+
+std::string describeSafePoint(Runtime& rt, MpiFunction function, std::string_view entry,
+                              const cond::CallArgs& args, std::uint64_t collCall) {
+  if (function == MpiFunction::None) return "entry " + std::string(entry);
+  std::string commName;
+  if (args.has & cond::bit(cond::Field::Comm))
+    commName = rt.comms().nameOf(static_cast<std::uint64_t>(args.value[static_cast<std::size_t>(cond::Field::Comm)]));
+  std::string out = cond::describeCall(functionName(function), args, commName);
+  if (collCall > 0) out += " call #" + std::to_string(collCall);
+  return out;
+}
+
+cond::CallArgs argsOfRecord(Runtime& rt, const MpiCallRecord& call) noexcept {
+  cond::CallArgs a = argsOf(rt, call, -1, 0);
+  a.has &= static_cast<cond::FieldSet>(~cond::bit(cond::Field::Count));
+  if (call.function == MpiFunction::Sendrecv || call.function == MpiFunction::SendrecvReplace)
+    a.has &= static_cast<cond::FieldSet>(~cond::bit(cond::Field::Dest));
+  return a;
+}
+
+void reachMpiSafePoint(Runtime& rt, const MpiCallRecord& call, std::int64_t count, int sendDest) noexcept {
+  Control::instance().reach(rt, call.function, {}, argsOf(rt, call, count, sendDest), call.collCall);
+}
+
+Control& Control::instance() noexcept {
+  // Never destroyed: MPI threads, the helper thread and the freeze signal
+  // handler may use it until the process is gone.
+  alignas(Control) static unsigned char storage[sizeof(Control)];
+  static Control* const control = new (storage) Control();
+  return *control;
+}
+
+proto::ControlReply Control::set(const proto::Breakpoint& b) {
+  Armed armed;
+  armed.wire = b;
+  armed.wire.hits = 0;
+  std::string what;
+  cond::FieldSet fields = cond::kAlways;
+  if (b.kind == proto::BreakKind::Mpi) {
+    const cond::FunctionInfo* info = cond::findFunction(b.target);
+    if (!info) return error(cond::unknownFunction(b.target).message);
+    armed.function = static_cast<MpiFunction>(info - cond::functions().data() + 1);
+    if (functionName(armed.function) != info->name)
+      return error("internal error: the runtime does not interpose " + std::string(info->name));
+    fields = info->fields;
+    what = info->name;
+  } else {
+    what = "entry " + b.target;
+  }
+  if (!b.condition.empty()) {
+    auto parsed = cond::Condition::parse(b.condition);
+    if (!parsed) return error("bad condition '" + b.condition + "': " + parsed.error().message);
+    if (auto valid = parsed->validateFor(fields, what); !valid) return error(valid.error().message);
+    armed.condition = std::move(*parsed);
+  }
+  std::lock_guard lock(mutex_);
+  auto it = std::find_if(breakpoints_.begin(), breakpoints_.end(), [&](const Armed& a) { return a.wire.id >= b.id; });
+  if (it != breakpoints_.end() && it->wire.id == b.id) {
+    *it = std::move(armed);
+  } else {
+    if (breakpoints_.size() >= kMaxBreakpoints)
+      return error("too many breakpoints (at most " + std::to_string(kMaxBreakpoints) + " per rank)");
+    breakpoints_.insert(it, std::move(armed));
+  }
+  rearmLocked();
+  return ok();
+}
+
+proto::ControlReply Control::remove(std::int32_t id) {
+  std::lock_guard lock(mutex_);
+  auto it = std::find_if(breakpoints_.begin(), breakpoints_.end(), [&](const Armed& a) { return a.wire.id == id; });
+  if (it == breakpoints_.end()) return error("no breakpoint " + std::to_string(id));
+  breakpoints_.erase(it);
+  rearmLocked();
+  return ok();
+}
+
+proto::ControlReply Control::enable(std::int32_t id, bool enabled) {
+  std::lock_guard lock(mutex_);
+  auto it = std::find_if(breakpoints_.begin(), breakpoints_.end(), [&](const Armed& a) { return a.wire.id == id; });
+  if (it == breakpoints_.end()) return error("no breakpoint " + std::to_string(id));
+  it->wire.enabled = enabled;
+  rearmLocked();
+  return ok();
+}
+
+std::vector<proto::Breakpoint> Control::list() const {
+  std::lock_guard lock(mutex_);
+  std::vector<proto::Breakpoint> out;
+  out.reserve(breakpoints_.size());
+  for (const Armed& a : breakpoints_) out.push_back(a.wire);
+  return out;
+}
+
+void Control::step(std::uint64_t count) noexcept {
+  std::lock_guard lock(mutex_);
+  freezePending_ = false;
+  stepRemaining_ = count;
+  nowRequested_.store(false, std::memory_order_relaxed);
+  rearmLocked();
+  release();
+}
+
+void Control::resume() noexcept {
+  std::lock_guard lock(mutex_);
+  freezePending_ = false;
+  stepRemaining_ = 0;
+  nowRequested_.store(false, std::memory_order_relaxed);
+  rearmLocked();
+  release();
+}
+
+void Control::detach() noexcept {
+  std::lock_guard lock(mutex_);
+  breakpoints_.clear();
+  freezePending_ = false;
+  stepRemaining_ = 0;
+  nowRequested_.store(false, std::memory_order_relaxed);
+  rearmLocked();
+  release();
+}
+
+void Control::rearmLocked() noexcept {
+  unsigned int bits = 0;
+  for (const Armed& a : breakpoints_)
+    if (a.wire.enabled) bits |= kArmBreakpoints;
+  if (freezePending_) bits |= kArmFreeze;
+  if (stepRemaining_ > 0) bits |= kArmStep;
+  // Set the new bits first, then clear the others, keeping kArmHold as is
+  // (the freeze signal handler sets it without the mutex).
+  __atomic_fetch_or(&mpidbg_rt_armed, bits, __ATOMIC_RELAXED);
+  __atomic_fetch_and(&mpidbg_rt_armed, bits | kArmHold, __ATOMIC_RELAXED);
+}
+
+std::string Control::stopText(Runtime&) const {
+  std::lock_guard lock(mutex_);
+  if (!stopped()) return {};
+  if (stopText_.empty() && stopKind_.load() == StopKind::Now) return "frozen (--now)";
+  return stopText_;
+}
+
+void Control::reach(Runtime& rt, MpiFunction function, std::string_view entry, const cond::CallArgs& args,
+                    std::uint64_t collCall) noexcept {
+  try {
+    SignalBlock block(freezeSignal_);
+    std::unique_lock lock(mutex_, std::defer_lock);
+    for (;;) {
+      // A thread reaching a safe point while the rank is stopped waits too.
+      if (const std::uint32_t held = hold_.load(std::memory_order_acquire)) {
+        waitWhileHeld(held);
+        continue;
+      }
+      lock.lock();
+      if (!stopped()) break;
+      lock.unlock();
+    }
+    cond::CallArgs local = args;
+    std::string commName;
+    bool nameLoaded = false;
+    Armed* fired = nullptr;
+    for (Armed& b : breakpoints_) {
+      if (!b.wire.enabled) continue;
+      if (function != MpiFunction::None) {
+        if (b.wire.kind != proto::BreakKind::Mpi || b.function != function) continue;
+      } else if (b.wire.kind != proto::BreakKind::Entry || b.wire.target != entry) {
+        continue;
+      }
+      if (b.condition.needsCommName() && !nameLoaded) {
+        commName = rt.comms().nameOf(static_cast<std::uint64_t>(local.value[static_cast<std::size_t>(cond::Field::Comm)]));
+        local.commName = commName;
+        nameLoaded = true;
+      }
+      if (!b.condition.evaluate(local)) continue;
+      ++b.wire.hits;
+      if (!fired && (b.wire.hit == 0 || b.wire.hits == b.wire.hit)) fired = &b;
+    }
+    StopKind kind = StopKind::None;
+    if (fired) kind = StopKind::Breakpoint;
+    else if (freezePending_) kind = StopKind::Freeze;
+    else if (stepRemaining_ > 0 && --stepRemaining_ == 0) kind = StopKind::Step;
+    if (kind == StopKind::None) return;
+    freezePending_ = false;
+    stepRemaining_ = 0;
+    rearmLocked();
+
+    proto::Event event;
+    event.where = describeSafePoint(rt, function, entry, args, collCall);
+    std::string text;
+    if (kind == StopKind::Breakpoint) {
+      event.kind = proto::Event::Kind::Breakpoint;
+      event.id = fired->wire.id;
+      text = "breakpoint " + std::to_string(fired->wire.id) + " at " + event.where;
+    } else {
+      event.kind = proto::Event::Kind::Stopped;
+      event.text = kind == StopKind::Freeze ? "freeze" : "step";
+      text = (kind == StopKind::Freeze ? "frozen at " : "stepped to ") + event.where;
+    }
+    const std::uint32_t generation = holdLocked(kind, std::move(text));
+    lock.unlock();
+    if (generation == 0) {
+      // freeze --now stopped the rank first: hold with it, without an event.
+      waitWhileHeld(hold_.load(std::memory_order_acquire));
+      return;
+    }
+    rt.events().send(rt.rank(), event);
+    block.release();
+    waitWhileHeld(generation);
+  } catch (...) {
+    // Out of memory while formatting: run on rather than stop silently.
+  }
+}
+
+}  // namespace mpidbg::rt

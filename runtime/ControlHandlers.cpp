@@ -1,0 +1,107 @@
+// CCS handlers of execution control (ccs/ControlProtocol.hpp): breakpoints,
+// freeze, step, entry points, detach. They run on the helper thread, decode
+// the request, call Control, and encode the reply; bad requests get an error
+// reply the front end prints.
+#include "ControlHandlers.hpp"
+
+#include <string>
+
+#include "Control.hpp"
+#include "EntryPoints.hpp"
+#include "Runtime.hpp"
+#include "ccs/ControlProtocol.hpp"
+
+namespace mpidbg::rt {
+
+namespace {
+
+namespace proto = ccs::proto;
+
+std::vector<std::uint8_t> bytesOf(const std::string& text) { return {text.begin(), text.end()}; }
+
+std::string_view textOf(const ccs::Request& request) {
+  return {reinterpret_cast<const char*>(request.data.data()), request.data.size()};
+}
+
+ccs::HandlerResult reply(const proto::ControlReply& r) { return bytesOf(proto::encode(r)); }
+
+ccs::HandlerResult errorReply(const std::string& message) { return reply({false, message}); }
+
+/// Wraps a handler body so nothing escapes the helper thread; an exception
+/// becomes an error reply.
+template <typename Body>
+ccs::Handler guarded(Body body) {
+  return [body = std::move(body)](const ccs::Request& request) -> ccs::HandlerResult {
+    try {
+      return body(request);
+    } catch (const std::exception& e) {
+      return errorReply(std::string("handler failed: ") + e.what());
+    } catch (...) {
+      return errorReply("handler failed");
+    }
+  };
+}
+
+/// True while the rank is held at the end of MPI_Init.
+bool heldAtInit(Runtime& rt) { return rt.state(false) == proto::RankState::Frozen; }
+
+}  // namespace
+
+void registerControlHandlers(ccs::Server& server, Runtime& runtime) {
+  Runtime* rt = &runtime;
+  Control& control = Control::instance();
+  control.attach(runtime, server);
+  Control* c = &control;
+
+  server.addHandler(std::string(proto::kBreakSetHandler), guarded([c](const ccs::Request& request) {
+                      auto b = proto::decodeBreakpoint(textOf(request));
+                      if (!b) return errorReply(b.error().message);
+                      return reply(c->set(*b));
+                    }));
+  server.addHandler(std::string(proto::kBreakDeleteHandler), guarded([c](const ccs::Request& request) {
+                      auto ref = proto::decodeBreakpointRef(textOf(request), false);
+                      if (!ref) return errorReply(ref.error().message);
+                      return reply(c->remove(ref->id));
+                    }));
+  server.addHandler(std::string(proto::kBreakEnableHandler), guarded([c](const ccs::Request& request) {
+                      auto ref = proto::decodeBreakpointRef(textOf(request), true);
+                      if (!ref) return errorReply(ref.error().message);
+                      return reply(c->enable(ref->id, ref->enabled));
+                    }));
+  server.addHandler(std::string(proto::kBreakListHandler),
+                    guarded([c](const ccs::Request&) -> ccs::HandlerResult {
+                      const auto list = c->list();
+                      return bytesOf(proto::encode(std::span<const proto::Breakpoint>(list)));
+                    }));
+  server.addHandler(std::string(proto::kFreezeHandler), guarded([c, rt](const ccs::Request& request) {
+                      auto freeze = proto::decodeFreezeRequest(textOf(request));
+                      if (!freeze) return errorReply(freeze.error().message);
+                      return reply(c->freeze(freeze->now, heldAtInit(*rt)));
+                    }));
+  server.addHandler(std::string(proto::kStepHandler), guarded([c, rt](const ccs::Request& request) {
+                      auto step = proto::decodeStepRequest(textOf(request));
+                      if (!step) return errorReply(step.error().message);
+                      c->step(step->count);
+                      rt->resume();
+                      return reply({true, {}});
+                    }));
+  server.addHandler(std::string(proto::kEntriesHandler),
+                    guarded([](const ccs::Request&) -> ccs::HandlerResult {
+                      const auto entries = entryPoints();
+                      return bytesOf(proto::encode(std::span<const proto::EntryInfo>(entries)));
+                    }));
+  server.addHandler(std::string(proto::kDetachHandler), guarded([c, rt](const ccs::Request&) {
+                      c->detach();
+                      rt->resume();
+                      return reply({true, {}});
+                    }));
+}
+
+std::string stopTextOf(Runtime& rt) {
+  Control& control = Control::instance();
+  if (control.stopped()) return control.stopText(rt);
+  if (heldAtInit(rt)) return "at the end of MPI_Init";
+  return {};
+}
+
+}  // namespace mpidbg::rt

@@ -1,0 +1,22 @@
+#pragma once
+
+#include <string>
+
+#include "ccs/Server.hpp"
+
+namespace mpidbg::rt {
+
+class Runtime;
+
+/// Attaches Control to `runtime` (call on the thread that called MPI_Init,
+/// before the helper thread serves `server`) and registers the control
+/// handlers of ccs/ControlProtocol.hpp: mpidbg/bp/{set,delete,enable,list},
+/// mpidbg/freeze, mpidbg/step, mpidbg/entries, mpidbg/detach. Every reply to
+/// a malformed request is a ControlReply error, never an empty reply.
+void registerControlHandlers(ccs::Server& server, Runtime& runtime);
+
+/// The `stop` text of RankStatus: the control stop's text, "at the end of
+/// MPI_Init" while held there, else empty.
+std::string stopTextOf(Runtime& rt);
+
+}  // namespace mpidbg::rt
