@@ -1,6 +1,8 @@
 // Plain CCS client: one connection per request, bounded by a total timeout.
 #include "ccs/Client.hpp"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 
@@ -67,6 +69,18 @@ Expected<ScopedFd> connectOne(const addrinfo& address, const Call& call) {
 }
 
 Expected<ScopedFd> connectTo(const Endpoint& server, const Call& call) {
+  // An IPv4 literal (every rank endpoint) needs no resolver round.
+  sockaddr_in literal{};
+  if (::inet_pton(AF_INET, server.host.c_str(), &literal.sin_addr) == 1) {
+    literal.sin_family = AF_INET;
+    literal.sin_port = htons(server.port);
+    addrinfo address{};
+    address.ai_family = AF_INET;
+    address.ai_socktype = SOCK_STREAM;
+    address.ai_addr = reinterpret_cast<sockaddr*>(&literal);
+    address.ai_addrlen = sizeof literal;
+    return connectOne(address, call);
+  }
   auto addresses = detail::resolve(server.host, server.port, false);
   if (!addresses) return fail("cannot connect to " + call.peer + ": " + addresses.error().message);
   Error last{"cannot connect to " + call.peer + ": no usable address"};
@@ -122,6 +136,11 @@ Expected<std::vector<std::uint8_t>> Client::call(const Endpoint& server, const R
   ReplyParser parser;
   std::uint8_t buffer[16384];
   for (;;) {
+    // The reply cannot be there yet right after sending: wait first, then read.
+    int revents = waitFor(fd->get(), POLLIN, call);
+    if (revents < 0)
+      return fail("cannot read reply from " + call.peer + ": " + detail::errnoText(errno));
+    if (revents == 0) return call.timedOut("waiting for reply from");
     ssize_t got = ::recv(fd->get(), buffer, sizeof buffer, 0);
     if (got > 0) {
       std::span<const std::uint8_t> input(buffer, static_cast<std::size_t>(got));
@@ -134,10 +153,6 @@ Expected<std::vector<std::uint8_t>> Client::call(const Endpoint& server, const R
     if (errno == EINTR) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK)
       return fail("cannot read reply from " + call.peer + ": " + detail::errnoText(errno));
-    int revents = waitFor(fd->get(), POLLIN, call);
-    if (revents < 0)
-      return fail("cannot read reply from " + call.peer + ": " + detail::errnoText(errno));
-    if (revents == 0) return call.timedOut("waiting for reply from");
   }
 }
 

@@ -86,6 +86,7 @@ struct Job {
 struct Forwarder::Shared {
   ForwarderOptions options;
   Endpoint self;
+  Server* server = nullptr;  ///< runs this PE's part (invokeLocal, on its poll thread)
   ConnectionCache connections;
   std::mutex poolMutex;
   std::unique_ptr<WorkerPool> pool;  // null once the Forwarder is gone
@@ -137,8 +138,8 @@ void Forwarder::Shared::start(ForwardRequest request, MergeRule rule,
     job->labels.push_back("subtree of PE " + std::to_string(request.table[c.begin].pe));
   job->request = std::move(request);
 
-  if (!submit([me, job, replyBy] { me->runLocal(job, replyBy); }))
-    job->finish(0, allMissing(std::span(job->request.table).first(1), "forwarder stopped"));
+  // Children first (they run on workers), then this PE's part right here on
+  // the server's thread; a local handler that answers later finishes it then.
   for (std::size_t i = 0; i < children.size(); ++i) {
     Slice slice = children[i];
     if (!submit([me, job, i, slice, childBy, replyBy] {
@@ -148,23 +149,26 @@ void Forwarder::Shared::start(ForwardRequest request, MergeRule rule,
                   allMissing(std::span(job->request.table).subspan(slice.begin, slice.size()),
                              "forwarder stopped"));
   }
+  runLocal(job, replyBy);
 }
 
-void Forwarder::Shared::runLocal(const std::shared_ptr<Job>& job, Clock::time_point replyBy) {
+void Forwarder::Shared::runLocal(const std::shared_ptr<Job>& job, Clock::time_point) {
   Request local = job->request.inner;
   local.pe = options.pe;
   local.multicastPes.clear();
-  auto reply = connections.call(self, local, left(replyBy));
-  Outcome out;
-  if (reply) {
-    out.answered = 1;
-    out.payload = std::move(*reply);
-  } else {
-    out = allMissing(std::span(job->request.table).first(1),
-                     "local handler: " + reply.error().message);
-    log("PE " + std::to_string(options.pe) + " missing: " + reply.error().message);
-  }
-  job->finish(0, std::move(out));
+  const std::int32_t pe = options.pe;
+  server->invokeLocal(local, Responder::toCallback(
+                                 [job, pe](std::optional<std::vector<std::uint8_t>> reply) {
+                                   Outcome out;
+                                   if (reply) {
+                                     out.answered = 1;
+                                     out.payload = std::move(*reply);
+                                   } else {
+                                     out.missing.push_back(
+                                         MissingPe{pe, "local handler gave no reply"});
+                                   }
+                                   job->finish(0, std::move(out));
+                                 }));
 }
 
 void Forwarder::Shared::runChild(const std::shared_ptr<Job>& job, std::size_t index, Slice slice,
@@ -354,6 +358,7 @@ Expected<std::unique_ptr<Forwarder>> Forwarder::install(Server& server, Forwarde
   if (self.host == "0.0.0.0" || self.host.empty()) self.host = "127.0.0.1";
   if (self.host == "::") self.host = "::1";
   auto shared = std::make_shared<Shared>(std::move(options), std::move(self));
+  shared->server = &server;
   server.addAsyncHandler(std::string(kForwardHandler),
                          [shared](const Request& request, Responder responder) {
                            shared->onForward(request, std::move(responder), shared);

@@ -255,11 +255,10 @@ std::string encode(const RankStatus& s) {
   return w.take();
 }
 
-Expected<RankStatus> decodeRankStatus(std::string_view text) {
+namespace {
+
+Expected<RankStatus> rankStatusFrom(const Record& r) {
   const std::string prefix = "bad rank status: ";
-  auto record = parseOne(text, "rank status");
-  if (!record) return std::unexpected(record.error());
-  const Record& r = *record;
   RankStatus s;
   MPIDBG_TRY_ASSIGN(s.rank, r.integer<std::int32_t>("rank"));
   MPIDBG_TRY_ASSIGN(s.size, r.integer<std::int32_t>("size"));
@@ -289,6 +288,27 @@ Expected<RankStatus> decodeRankStatus(std::string_view text) {
   return s;
 }
 
+}  // namespace
+
+Expected<RankStatus> decodeRankStatus(std::string_view text) {
+  auto record = parseOne(text, "rank status");
+  if (!record) return std::unexpected(record.error());
+  return rankStatusFrom(*record);
+}
+
+Expected<std::vector<RankStatus>> decodeRankStatuses(std::string_view text) {
+  auto records = parseRecords(text);
+  if (!records) return fail("bad rank status: " + records.error().message);
+  std::vector<RankStatus> out;
+  out.reserve(records->size());
+  for (const Record& r : *records) {
+    auto s = rankStatusFrom(r);
+    if (!s) return std::unexpected(s.error());
+    out.push_back(std::move(*s));
+  }
+  return out;
+}
+
 // ---- CommState ----
 
 std::string encode(std::span<const CommState> states) {
@@ -299,6 +319,7 @@ std::string encode(std::span<const CommState> states) {
     Writer w;
     w.putInt("handle", c.handle);
     w.putInt("root", c.rootWorldRank);
+    if (c.worldRank >= 0) w.putInt("world", c.worldRank);
     w.putInt("size", c.size);
     w.putInt("rank", c.localRank);
     w.put("name", c.name);
@@ -320,6 +341,7 @@ Expected<std::vector<CommState>> decodeCommStates(std::string_view text) {
     CommState c;
     MPIDBG_TRY_ASSIGN(c.handle, r.integer<std::uint64_t>("handle"));
     MPIDBG_TRY_ASSIGN(c.rootWorldRank, r.integer<std::int32_t>("root"));
+    if (r.has("world")) MPIDBG_TRY_ASSIGN(c.worldRank, r.integer<std::int32_t>("world"));
     MPIDBG_TRY_ASSIGN(c.size, r.integer<std::int32_t>("size"));
     MPIDBG_TRY_ASSIGN(c.localRank, r.integer<std::int32_t>("rank"));
     MPIDBG_TRY_ASSIGN(c.name, r.text("name"));

@@ -96,6 +96,9 @@ struct CommState {
   std::int32_t size = 0;           ///< communicator size
   std::int32_t localRank = 0;      ///< this rank's rank in it
   std::string name;                ///< "MPI_COMM_WORLD", or MPI_Comm_set_name's, or "comm 0x..."
+  /// World rank of the process reporting this state (key `world`, optional;
+  /// -1 when absent), so replies merged across ranks stay attributable.
+  std::int32_t worldRank = -1;
   std::array<std::uint64_t, kCollClassCount> counts{};  ///< calls entered per class
   std::array<bool, kCollClassCount> active{};           ///< inside a call of the class now
 };
@@ -142,6 +145,9 @@ struct Event {
 
 std::string encode(const RankStatus& s);
 Expected<RankStatus> decodeRankStatus(std::string_view text);
+/// Several RankStatus records separated by `--` lines (a merged broadcast
+/// reply: each rank's status ends with a separator).
+Expected<std::vector<RankStatus>> decodeRankStatuses(std::string_view text);
 /// Several CommState records separated by `--` lines.
 std::string encode(std::span<const CommState> states);
 Expected<std::vector<CommState>> decodeCommStates(std::string_view text);

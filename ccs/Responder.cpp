@@ -63,11 +63,19 @@ namespace {
 
 /// Stores the answer once and wakes the server (if it still exists).
 void answer(Responder::State& state, std::optional<std::vector<std::uint8_t>> reply) {
+  std::function<void(std::optional<std::vector<std::uint8_t>>)> callback;
   {
     std::lock_guard lock(state.mutex);
     if (state.answered) return;
     state.answered = true;
-    state.reply = std::move(reply);
+    if (state.callback)
+      callback = std::move(state.callback);
+    else
+      state.reply = std::move(reply);
+  }
+  if (callback) {
+    callback(std::move(reply));
+    return;
   }
   if (auto mailbox = state.mailbox.lock()) mailbox->post();
 }
@@ -76,6 +84,13 @@ void answer(Responder::State& state, std::optional<std::vector<std::uint8_t>> re
 
 void Responder::reply(std::vector<std::uint8_t> data) {
   if (state_) answer(*state_, std::move(data));
+}
+
+Responder Responder::toCallback(
+    std::function<void(std::optional<std::vector<std::uint8_t>>)> onAnswer) {
+  auto state = std::make_shared<State>();
+  state->callback = std::move(onAnswer);
+  return Responder(std::move(state));
 }
 
 void Responder::noReply() {

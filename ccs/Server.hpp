@@ -27,6 +27,8 @@ using HandlerResult = Expected<std::optional<std::vector<std::uint8_t>>>;
 /// Request.
 using Handler = std::function<HandlerResult(const Request&)>;
 
+class CharmAuthServerState;
+
 /// A handle to answer one request later, from any thread (the server's poll
 /// loop is woken to send it). Move-only. Answering twice is ignored; a
 /// Responder destroyed without answering sends an empty reply. Safe to use
@@ -47,6 +49,12 @@ class Responder {
   void noReply();
   /// True until reply() or noReply() was called.
   bool pending() const;
+
+  /// A Responder not tied to a connection: the answer goes to `onAnswer`
+  /// (std::nullopt for noReply), called once on the answering thread. For
+  /// running a local handler from a forwarding layer (Server::invokeLocal).
+  static Responder toCallback(
+      std::function<void(std::optional<std::vector<std::uint8_t>>)> onAnswer);
 
   struct State;  ///< shared with the server; opaque
   explicit Responder(std::shared_ptr<State> state);
@@ -83,6 +91,12 @@ struct ServerOptions {
   bool persistent = false;
   /// Called with one line for each malformed request or handler error.
   std::function<void(const std::string&)> log;
+  /// Charm++'s SHA-1 authenticated mode, for plain-security servers: the key
+  /// table and client/salt state shared by every connection (see
+  /// ccs/CharmAuthServer.hpp). Streams starting with 0x80 are then served in
+  /// that mode; plain streams are refused unless the table allows them (no
+  /// level-0 key), as Charm++ does. Null: 0x80 is refused as an unknown mode.
+  std::shared_ptr<CharmAuthServerState> charmAuth;
   /// Protection of every connection (plain only when explicitly chosen).
   /// Tls: each client must complete a TLS 1.3 handshake with `key` (32 bytes)
   /// as external PSK under `identity`; others are closed with a log line.

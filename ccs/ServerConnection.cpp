@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "ccs/CharmAuthServer.hpp"
+
 namespace mpidbg::ccs::detail {
 namespace {
 
@@ -41,16 +43,64 @@ class PlainProtocol final : public WireProtocol {
   RequestParser parser_;
 };
 
+/// Charm++'s SHA-1 authenticated mode (../shared/protocols/ccs.md, "Charm++'s
+/// authenticated mode"): the handshake or one authenticated request per
+/// connection, driven by the CharmAuthServer state machine.
+class CharmAuthProtocol final : public WireProtocol {
+ public:
+  CharmAuthProtocol(std::shared_ptr<CharmAuthServerState> state, std::size_t maxRequestBytes)
+      : auth_(std::move(state), maxRequestBytes) {}
+  Expected<std::optional<Request>> feed(std::span<const std::uint8_t>& input,
+                                        std::vector<std::uint8_t>& output) override {
+    CharmAuthStep step = auth_.feed(input);
+    input = input.subspan(input.size());  // the state machine keeps what it needs
+    consumed_ = true;
+    output.insert(output.end(), step.send.begin(), step.send.end());
+    if (!step.error.empty()) return fail("Charm++ authentication: " + step.error);
+    if (step.closeAfterSend) finished_ = true;
+    return std::move(step.request);
+  }
+  void encodeReply(std::span<const std::uint8_t> data,
+                   std::vector<std::uint8_t>& output) override {
+    if (auto frame = auth_.replyFrame(data)) output.insert(output.end(), frame->begin(), frame->end());
+  }
+  bool idle() const override { return !consumed_; }
+  bool finished() const override { return finished_; }
+
+ private:
+  CharmAuthServer auth_;
+  bool consumed_ = false;
+  bool finished_ = false;
+};
+
+/// A stream this server will not serve: plain requests on a server that
+/// requires Charm++ authentication (capture 08e: closed with no reply).
+class RefusedProtocol final : public WireProtocol {
+ public:
+  explicit RefusedProtocol(std::string why) : why_(std::move(why)) {}
+  Expected<std::optional<Request>> feed(std::span<const std::uint8_t>&,
+                                        std::vector<std::uint8_t>&) override {
+    return fail(why_);
+  }
+  void encodeReply(std::span<const std::uint8_t>, std::vector<std::uint8_t>&) override {}
+  bool idle() const override { return true; }
+
+ private:
+  std::string why_;
+};
+
 }  // namespace
 
 std::unique_ptr<WireProtocol> chooseProtocol(std::uint8_t first, const ServerOptions& options) {
-  // Hook for Charm++'s SHA-1 authenticated mode, whose streams start with
-  // 0x80 (plain security only; inside TLS the frames are always plain). Once
-  // ccs/CharmAuth.hpp exists: when the options carry a Charm++ secret and
-  // first == 0x80, return a WireProtocol wrapping ccs::CharmAuthServer
-  // (feed: bytes in, challenge/requests out; encodeReply: its reply
-  // encoding). Until then the plain parser refuses 0x80 naming the mode.
-  (void)first;
+  // Charm++'s SHA-1 mode starts with 0x80; only on plain-security servers that
+  // were given a Charm++ key table (inside TLS the frames are always plain).
+  if (options.charmAuth && options.security.mode == SecurityMode::Plain) {
+    if (first == kCharmAuthMarker)
+      return std::make_unique<CharmAuthProtocol>(options.charmAuth, options.maxRequestBytes);
+    if (!options.charmAuth->allowsPlainRequests())
+      return std::make_unique<RefusedProtocol>(
+          "plain request refused: this server requires Charm++ authentication");
+  }
   return std::make_unique<PlainProtocol>(options.maxRequestBytes);
 }
 
@@ -137,7 +187,8 @@ void ServerConnection::endOfInput() {
 }
 
 void ServerConnection::closeIfDone() {
-  if (!dead_ && inputClosed_ && slots_.empty() && !hasOutput()) close("");
+  const bool protocolDone = protocol_ && protocol_->finished();
+  if (!dead_ && (inputClosed_ || protocolDone) && slots_.empty() && !hasOutput()) close("");
 }
 
 std::optional<Request> ServerConnection::nextRequest() {

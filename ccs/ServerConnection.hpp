@@ -66,6 +66,9 @@ class WireProtocol {
                            std::vector<std::uint8_t>& output) = 0;
   /// True when no byte of a next request has been consumed.
   virtual bool idle() const = 0;
+  /// True when the protocol has said all it will on this connection (e.g.
+  /// Charm++'s handshake reply): close once the output is flushed.
+  virtual bool finished() const { return false; }
 };
 
 /// The wire protocol for a connection whose first byte is `first`.
@@ -82,6 +85,8 @@ struct Responder::State {
   /// The reply; std::nullopt after noReply().
   std::optional<std::vector<std::uint8_t>> reply;
   std::weak_ptr<detail::ReplyMailbox> mailbox;
+  /// Set for Responder::toCallback: receives the answer instead of a mailbox.
+  std::function<void(std::optional<std::vector<std::uint8_t>>)> callback;
 };
 
 namespace detail {

@@ -70,12 +70,15 @@ ccs::Handler guarded(Body body) {
 void registerHandlers(ccs::Server& server, Runtime& runtime) {
   Runtime* rt = &runtime;
   server.addHandler(std::string(proto::kStatusHandler), guarded([rt](const ccs::Request&) -> ccs::HandlerResult {
-                      return bytesOf(proto::encode(status(*rt)));
+                      // Ends with a record separator, so the replies of many
+                      // ranks concatenate (forwarding tree) into a record list.
+                      return bytesOf(proto::encode(status(*rt)) + "--\n");
                     }));
   server.addHandler(std::string(proto::kCollectivesHandler),
                     guarded([rt](const ccs::Request&) -> ccs::HandlerResult {
-                      const auto states = rt->comms().snapshot();
-                      return bytesOf(proto::encode(std::span<const proto::CommState>(states)));
+                      auto states = rt->comms().snapshot();
+                      for (auto& state : states) state.worldRank = rt->rank();
+                      return bytesOf(proto::encode(std::span<const proto::CommState>(states)) + "--\n");
                     }));
   server.addHandler(std::string(proto::kContinueHandler),
                     guarded([rt](const ccs::Request&) -> ccs::HandlerResult {

@@ -19,6 +19,7 @@
 #include "Control.hpp"
 #include "Handlers.hpp"
 #include "ccs/Auth.hpp"
+#include "ccs/Forwarder.hpp"
 #include "ccs/Frame.hpp"
 
 namespace mpidbg::rt {
@@ -140,14 +141,27 @@ Expected<void> Runtime::start(const std::string& frontend) {
   options.bindAddress = envOr("MPIDBG_CCS_BIND", "127.0.0.1");
   options.port = 0;
   options.pe = rank_;
-  options.persistent = false;
+  // TLS 1.3 with the session key unless plain CCS was asked for explicitly
+  // (MPIDBG_CCS_SECURITY=plain; mpidbg --ccs-plain). Plain is persistent too,
+  // so the front end keeps one connection per rank either way.
+  const std::string security = envOr("MPIDBG_CCS_SECURITY", "tls");
+  if (security == "tls") {
+    options.security = ccs::Security{ccs::SecurityMode::Tls, *key, "mpidbg-session"};
+  } else if (security == "plain") {
+    options.security = ccs::Security{ccs::SecurityMode::Plain, {}, "mpidbg-session"};
+    options.persistent = true;
+  } else {
+    return fail("bad MPIDBG_CCS_SECURITY '" + security + "' (expected tls or plain)");
+  }
   options.log = [rank = rank_](const std::string& line) {
     std::fprintf(stderr, "mpidbg-rt: rank %d: %s\n", rank, line.c_str());
   };
+  const ccs::Security serverSecurity = options.security;
   auto server = ccs::Server::create(std::move(options));
   if (!server) return fail("cannot start the CCS server: " + server.error().message);
   server_ = std::move(*server);
   registerHandlers(*server_, *this);
+  if (auto installed = installForwarder(serverSecurity); !installed) return installed;
 
   if (auto connected = events_.connect(*where, kConnectTimeout); !connected) return connected;
   auto challenge = events_.receive(kChallengeBytes, kConnectTimeout);
@@ -185,6 +199,27 @@ Expected<void> Runtime::start(const std::string& frontend) {
     if (got == 0 || (got < 0 && !retry) || ((revents & (POLLHUP | POLLERR)) && got <= 0 && !retry))
       channelClosed_ = true;
   });
+  return {};
+}
+
+Expected<void> Runtime::installForwarder(const ccs::Security& security) {
+  ccs::ForwarderOptions options;
+  options.pe = rank_;
+  options.security = security;
+  options.mergeTable = ccs::MergeTable::charmDebugDefaults();
+  // mpidbg's handlers: records (each ending with a separator) concatenate in
+  // rank order; continue answers empty.
+  for (std::string_view handler : {ccs::proto::kStatusHandler, ccs::proto::kCollectivesHandler,
+                                   ccs::proto::kContinueHandler})
+    options.mergeTable.add(std::string(handler), ccs::MergeRule::Concatenate);
+  // Children of one node are contacted in parallel: fan-out workers suffice.
+  options.maxThreads = ccs::kDefaultFanOut + 1;
+  options.log = [rank = rank_](const std::string& line) {
+    std::fprintf(stderr, "mpidbg-rt: rank %d: %s\n", rank, line.c_str());
+  };
+  auto forwarder = ccs::Forwarder::install(*server_, std::move(options));
+  if (!forwarder) return fail("cannot start the forwarding tree: " + forwarder.error().message);
+  forwarder_ = std::move(*forwarder);
   return {};
 }
 

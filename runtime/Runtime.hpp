@@ -10,6 +10,7 @@
 #include "CurrentCall.hpp"
 #include "EventChannel.hpp"
 #include "ccs/RankProtocol.hpp"
+#include "ccs/Forwarder.hpp"
 #include "ccs/Server.hpp"
 #include "mpidbg/Error.hpp"
 
@@ -71,6 +72,9 @@ class Runtime {
 
   /// Everything that can fail, in order: key, registry, server, channel, registration.
   Expected<void> start(const std::string& frontend);
+  /// Installs the CCS forwarding tree (mpidbg/forward and broadcast routing)
+  /// on the server, with the merge rule of every mpidbg handler.
+  Expected<void> installForwarder(const ccs::Security& security);
   /// Starts the helper thread with every signal blocked in it.
   void launchHelper();
   /// The helper thread: poll the server (and the event channel) forever.
@@ -87,6 +91,7 @@ class Runtime {
   CurrentCall call_;
   EventChannel events_;
   std::unique_ptr<ccs::Server> server_;
+  std::unique_ptr<ccs::Forwarder> forwarder_;
   std::atomic<std::uint64_t> mpiCalls_{0};
   std::atomic<bool> frozen_{false};
   std::atomic<bool> finalized_{false};

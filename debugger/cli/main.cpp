@@ -67,6 +67,9 @@ int main(int argc, char** argv) {
   std::string runtimePath = defaultRuntimePath();
   std::string gdbPath = "gdb";
   bool noStopAtInit = false;
+  bool plainCcs = false;
+  bool direct = false;
+  std::size_t fanOut = 4;
   long blockedAfterMs = 1000;
   double registerTimeout = 60;
   app.add_option("--ex", exCommands, "Run COMMAND (repeatable; also spelled -ex)")->type_name("COMMAND");
@@ -74,10 +77,16 @@ int main(int argc, char** argv) {
   app.add_option("--runtime", runtimePath, "Path of libmpidbg-rt.so")->capture_default_str();
   app.add_option("--gdb", gdbPath, "gdb executable")->capture_default_str();
   app.add_flag("--no-stop-at-init", noStopAtInit, "Do not hold ranks at the end of MPI_Init");
+  app.add_flag("--ccs-plain", plainCcs,
+               "Talk to the ranks in unauthenticated plain CCS instead of TLS with the session key");
   app.add_option("--blocked-after", blockedAfterMs, "Milliseconds inside one MPI call before a rank counts as blocked")
       ->capture_default_str()->check(CLI::NonNegativeNumber);
   app.add_option("--register-timeout", registerTimeout, "Seconds to wait for every rank to register")
       ->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_flag("--direct", direct,
+               "Ask each rank over its own connection instead of through the ranks' forwarding tree");
+  app.add_option("--fan-out", fanOut, "Fan-out of the forwarding tree")
+      ->capture_default_str()->check(CLI::Range(1, 64));
   app.set_version_flag("--version", "mpidbg 0.1.0");
   try {
     std::vector<std::string> reversed(ours.rbegin(), ours.rend());
@@ -111,11 +120,14 @@ int main(int argc, char** argv) {
   cli::Console console;
   core::Debugger debugger([&console](const std::string& line) { console.notice(line); });
   debugger.gdb().gdbPath = gdbPath;
+  debugger.useTree = !direct;
+  debugger.treeFanOut = fanOut;
 
   core::LaunchOptions launch;
   launch.argv = launcherArgv;
   launch.runtimePath = runtimePath;
   launch.stopAtInit = !noStopAtInit;
+  launch.plainCcs = plainCcs;
   launch.registerTimeout = std::chrono::milliseconds(static_cast<long long>(registerTimeout * 1000));
   auto launched = debugger.launch(
       launch,

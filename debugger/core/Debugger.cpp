@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <thread>
 
-#include "debugger/core/RankQuery.hpp"
 
 namespace mpidbg::core {
 
@@ -42,7 +41,11 @@ Expected<void> Debugger::launch(const LaunchOptions& options, const Progress& pr
       {"MPIDBG_FRONTEND", hub_->endpoint().toString()},
       {"MPIDBG_KEY_FILE", sessionDir_->keyFile()},
       {"MPIDBG_STOP_AT_INIT", options.stopAtInit ? "1" : "0"},
+      {"MPIDBG_CCS_SECURITY", options.plainCcs ? "plain" : "tls"},
   };
+  channels_ = std::make_unique<RankChannels>(
+      options.plainCcs ? ccs::Security{ccs::SecurityMode::Plain, {}, "mpidbg-session"}
+                       : ccs::Security{ccs::SecurityMode::Tls, sessionDir_->key(), "mpidbg-session"});
   auto launcher = Launcher::start(options.argv, env);
   if (!launcher) return std::unexpected(launcher.error());
   launcher_ = std::move(*launcher);
@@ -85,13 +88,57 @@ Expected<void> Debugger::launch(const LaunchOptions& options, const Progress& pr
 }
 
 bool Debugger::jobAlive() {
-  return launcher_ != nullptr && !job_.launcherStatus().has_value() && !launcher_->poll();
+  if (launcher_ == nullptr) return false;
+  if (job_.launcherStatus()) return false;
+  // Whichever thread reaps the launcher first records its end in the job.
+  if (auto status = launcher_->poll()) {
+    job_.launcherEnded(*status);
+    return false;
+  }
+  return true;
 }
 
 Expected<RankSet> Debugger::ranks(std::string_view text) const {
   if (!launcher_) return fail("no job (start one with: mpidbg -- mpiexec -n 4 ./app)");
   return RankSet::parse(text, job_.size());
 }
+
+Debugger::Gathered Debugger::gather(const std::vector<RankInfo>& targets, std::string_view handler,
+                                    const std::vector<std::uint8_t>& data) {
+  Gathered out;
+  if (!channels_ || targets.empty()) return out;
+  if (useTree && targets.size() > 1) {
+    ccs::ForwardRequest request;
+    request.deadline = requestTimeout;
+    request.fanOut = treeFanOut;
+    request.inner.pe = ccs::kBroadcastPe;
+    request.inner.handler = std::string(handler);
+    request.inner.data = data;
+    for (const auto& info : targets)  // sorted by rank: the lowest is the gateway
+      request.table.push_back(ccs::PeerEntry{info.rank, info.endpoint.host, info.endpoint.port});
+    auto reply = channels_->forward(targets.front(), request);
+    if (reply && !reply->error) {
+      out.payload = std::move(reply->payload);
+      for (const auto& m : reply->missing) out.missing[m.pe] = m.reason;
+      return out;
+    }
+    notify_("forwarding tree failed (" + (reply ? *reply->error : reply.error().message) +
+            "); asking each rank directly");
+  }
+  for (auto& [rank, reply] : channels_->query(targets, handler, data, requestTimeout)) {
+    if (reply) out.byRank[rank] = std::move(*reply);
+    else out.missing[rank] = reply.error().message;
+  }
+  return out;
+}
+
+namespace {
+
+std::string_view textOf(const std::vector<std::uint8_t>& bytes) {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+}  // namespace
 
 std::vector<RankView> Debugger::views(const RankSet& ranks) {
   std::vector<RankView> views;
@@ -101,20 +148,32 @@ std::vector<RankView> Debugger::views(const RankSet& ranks) {
     if (info.reachable()) reachable.push_back(info);
     views.push_back(RankView{std::move(info), std::nullopt, {}});
   }
-  auto replies = queryRanks(reachable, proto::kStatusHandler, requestTimeout);
+  Gathered gathered = gather(reachable, proto::kStatusHandler, {});
+  std::map<int, proto::RankStatus> statuses;
+  std::map<int, std::string> bad;
+  auto take = [&](std::string_view text, int from) {
+    auto decoded = proto::decodeRankStatuses(text);
+    if (!decoded) {
+      bad[from] = "bad status reply: " + decoded.error().message;
+      return;
+    }
+    for (auto& s : *decoded) statuses[s.rank] = std::move(s);
+  };
+  if (!gathered.payload.empty()) take(textOf(gathered.payload), -1);
+  for (const auto& [rank, bytes] : gathered.byRank) take(textOf(bytes), rank);
   for (auto& view : views) {
-    auto it = replies.find(view.info.rank);
-    if (it == replies.end()) continue;
-    if (!it->second) {
-      // The rank may have exited while we asked: prefer the job's record.
-      if (auto fresh = job_.rank(view.info.rank)) view.info = *fresh;
-      view.queryError = it->second.error().message;
+    const int r = view.info.rank;
+    if (auto it = statuses.find(r); it != statuses.end()) {
+      view.status = std::move(it->second);
       continue;
     }
-    auto status = proto::decodeRankStatus(
-        std::string_view(reinterpret_cast<const char*>(it->second->data()), it->second->size()));
-    if (status) view.status = std::move(*status);
-    else view.queryError = "bad status reply: " + status.error().message;
+    if (!view.info.reachable()) continue;
+    // The rank may have exited while we asked: prefer the job's record.
+    if (auto fresh = job_.rank(r)) view.info = *fresh;
+    if (auto m = gathered.missing.find(r); m != gathered.missing.end()) view.queryError = m->second;
+    else if (auto b = bad.find(r); b != bad.end()) view.queryError = b->second;
+    else if (auto all = bad.find(-1); all != bad.end()) view.queryError = all->second;
+    else view.queryError = "no status in the reply";
   }
   return views;
 }
@@ -123,14 +182,22 @@ std::map<int, std::vector<proto::CommState>> Debugger::collectiveStates() {
   std::vector<RankInfo> reachable;
   for (auto& info : job_.snapshot())
     if (info.reachable()) reachable.push_back(info);
+  Gathered gathered = gather(reachable, proto::kCollectivesHandler, {});
   std::map<int, std::vector<proto::CommState>> out;
-  for (auto& [rank, reply] : queryRanks(reachable, proto::kCollectivesHandler, requestTimeout)) {
-    if (!reply) continue;
-    auto states = proto::decodeCommStates(
-        std::string_view(reinterpret_cast<const char*>(reply->data()), reply->size()));
-    if (states) out[rank] = std::move(*states);
-    else notify_("rank " + std::to_string(rank) + " sent a bad collectives reply: " + states.error().message);
-  }
+  auto take = [&](std::string_view text, int from) {
+    auto states = proto::decodeCommStates(text);
+    if (!states) {
+      notify_((from >= 0 ? "rank " + std::to_string(from) : std::string("the tree")) +
+              " sent a bad collectives reply: " + states.error().message);
+      return;
+    }
+    for (auto& state : *states) {
+      const int rank = state.worldRank >= 0 ? state.worldRank : from;
+      if (rank >= 0) out[rank].push_back(std::move(state));
+    }
+  };
+  if (!gathered.payload.empty()) take(textOf(gathered.payload), -1);
+  for (const auto& [rank, bytes] : gathered.byRank) take(textOf(bytes), rank);
   return out;
 }
 
@@ -146,8 +213,8 @@ std::map<int, std::string> Debugger::continueRanks(const RankSet& ranks) {
     else
       targets.push_back(info);
   }
-  for (auto& [rank, reply] : queryRanks(targets, proto::kContinueHandler, requestTimeout))
-    if (!reply) problems[rank] = "did not answer: " + reply.error().message;
+  for (const auto& [rank, why] : gather(targets, proto::kContinueHandler, {}).missing)
+    problems[rank] = "did not answer: " + why;
   return problems;
 }
 
@@ -179,6 +246,7 @@ void Debugger::kill() {
       if (!info.ended() && info.pid > 0) ::kill(info.pid, SIGKILL);
     launcher_.reset();
   }
+  if (channels_) channels_->clear();
   hub_.reset();
   sessionDir_.reset();
 }

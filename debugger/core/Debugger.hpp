@@ -12,6 +12,7 @@
 #include "debugger/core/GdbPool.hpp"
 #include "debugger/core/Job.hpp"
 #include "debugger/core/Launcher.hpp"
+#include "debugger/core/RankChannels.hpp"
 #include "debugger/core/RankSet.hpp"
 #include "debugger/core/SessionDir.hpp"
 #include "debugger/core/StatusReport.hpp"
@@ -26,6 +27,9 @@ struct LaunchOptions {
   std::string runtimePath;
   /// Ranks wait at the end of MPI_Init until `continue` (CharmDebug's model).
   bool stopAtInit = true;
+  /// Unauthenticated plain CCS between front end and ranks instead of TLS
+  /// with the session key (for debugging the debugger; never the default).
+  bool plainCcs = false;
   /// How long to wait for every rank to register.
   std::chrono::milliseconds registerTimeout{60000};
 };
@@ -90,16 +94,40 @@ class Debugger {
   /// The launcher's end, once it has ended.
   std::optional<ExitStatus> launcherStatus() { return job_.launcherStatus(); }
 
+  /// The persistent CCS connections to the ranks (after a launch).
+  RankChannels* channels() { return channels_.get(); }
+
+  /// Send requests for many ranks through the ranks' forwarding tree (one
+  /// request to the lowest reachable rank, ../shared/DESIGN.md data flow 3)
+  /// instead of one connection per rank. Direct connections remain the
+  /// fallback when the gateway fails.
+  bool useTree = true;
+  /// Fan-out of the forwarding tree.
+  std::size_t treeFanOut = ccs::kDefaultFanOut;
+
   /// Timeout of one CCS request to a rank.
   std::chrono::milliseconds requestTimeout{3000};
 
  private:
+  /// `handler` with `data` on every rank of `targets`: through the tree when
+  /// enabled (falling back to direct connections if the gateway fails), else
+  /// directly. Returns the merged payload of the answering ranks (in rank
+  /// order) and, per rank that did not answer, why.
+  struct Gathered {
+    std::vector<std::uint8_t> payload;        ///< tree: merged records
+    std::map<int, std::vector<std::uint8_t>> byRank;  ///< direct: each reply
+    std::map<int, std::string> missing;
+  };
+  Gathered gather(const std::vector<RankInfo>& targets, std::string_view handler,
+                  const std::vector<std::uint8_t>& data);
+
   std::function<void(const std::string&)> notify_;
   Job job_;
   std::unique_ptr<SessionDir> sessionDir_;
   std::unique_ptr<EventHub> hub_;
   std::unique_ptr<Launcher> launcher_;
   std::unique_ptr<GdbPool> gdb_;
+  std::unique_ptr<RankChannels> channels_;
 };
 
 }  // namespace mpidbg::core

@@ -89,6 +89,7 @@ Expected<std::unique_ptr<Launcher>> Launcher::start(
 Launcher::~Launcher() { terminate(std::chrono::milliseconds(2000)); }
 
 std::optional<ExitStatus> Launcher::poll() {
+  std::lock_guard lock(mutex_);
   if (status_ || pid_ < 0) return status_;
   int status = 0;
   const pid_t r = ::waitpid(pid_, &status, WNOHANG);
@@ -105,6 +106,7 @@ void Launcher::terminate(std::chrono::milliseconds grace) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ::kill(-pid_, SIGKILL);  // whatever is left of the group (proxies)
+  std::lock_guard lock(mutex_);
   if (!status_) {
     int status = 0;
     if (::waitpid(pid_, &status, 0) == pid_) status_ = fromWaitStatus(status);

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -42,7 +43,7 @@ class Launcher {
 
   pid_t pid() const { return pid_; }
   /// Reaps the launcher without blocking; returns its status once it has
-  /// ended (and on every later call).
+  /// ended (and on every later call). Thread-safe.
   std::optional<ExitStatus> poll();
   /// Sends SIGTERM to the launcher's process group, waits up to `grace` for
   /// it to end, then SIGKILLs the group and reaps. Idempotent.
@@ -51,6 +52,7 @@ class Launcher {
  private:
   Launcher() = default;
   pid_t pid_ = -1;
+  std::mutex mutex_;  ///< guards status_ (the event thread and commands both poll)
   std::optional<ExitStatus> status_;
 };
 

@@ -63,6 +63,15 @@ std::map<int, Expected<std::vector<std::uint8_t>>> RankChannels::query(
   return replies;
 }
 
+Expected<ccs::ForwardReply> RankChannels::forward(const RankInfo& gateway,
+                                                  const ccs::ForwardRequest& request) {
+  auto connection = take(gateway, request.deadline);
+  if (!connection) return std::unexpected(connection.error());
+  auto reply = ccs::callForward(**connection, request);
+  giveBack(gateway.rank, std::move(*connection));
+  return reply;
+}
+
 void RankChannels::clear() {
   std::lock_guard lock(mutex_);
   idle_.clear();

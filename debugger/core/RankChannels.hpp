@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ccs/Connection.hpp"
+#include "ccs/Forwarder.hpp"
 #include "ccs/Security.hpp"
 #include "debugger/core/Job.hpp"
 #include "mpidbg/Error.hpp"
@@ -36,6 +37,12 @@ class RankChannels {
   Expected<std::vector<std::uint8_t>> call(const RankInfo& rank, std::string_view handler,
                                            const std::vector<std::uint8_t>& data,
                                            std::chrono::milliseconds timeout);
+
+  /// Sends `request` (an mpidbg/forward envelope whose table starts with
+  /// `gateway`) over the gateway's connection and decodes the merged reply:
+  /// one request and one reply for many ranks (ccs/Forwarder.hpp). Errors:
+  /// the gateway could not be reached or sent a malformed envelope.
+  Expected<ccs::ForwardReply> forward(const RankInfo& gateway, const ccs::ForwardRequest& request);
 
   /// Closes every connection.
   void clear();

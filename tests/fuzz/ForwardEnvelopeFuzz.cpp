@@ -56,7 +56,7 @@ void merges(std::span<const std::uint8_t> data) {
 void trees(std::span<const std::uint8_t> data) {
   if (data.size() < 3) return;
   Tree tree(data[0]);
-  std::size_t count = (std::size_t{data[1]} << 8 | data[2]) % 2048;
+  std::size_t count = (std::size_t{data[1]} << 8 | data[2]) % 512;
   auto layout = tree.layout(count);
   FUZZ_CHECK(layout.size() == count);
   std::size_t covered = count > 0 ? 1 : 0;

@@ -51,7 +51,15 @@ struct Node {
   std::unique_ptr<Forwarder> forwarder;
   std::atomic<bool> stop{false};
   std::atomic<bool> paused{false};
+  std::atomic<bool> idle{false};  ///< the poll thread has seen `paused` and stopped polling
   std::thread thread;
+
+  /// Stops serving: returns once the poll thread is out of pollOnce.
+  void pause() {
+    paused = true;
+    while (!idle) std::this_thread::sleep_for(1ms);
+  }
+  void resume() { paused = false; }
 
   ~Node() { halt(); }
   void halt() {
@@ -113,7 +121,8 @@ struct Cluster {
       Node* n = node.get();
       n->thread = std::thread([n] {
         while (!n->stop) {
-          if (n->paused)
+          n->idle = n->paused.load();
+          if (n->idle)
             std::this_thread::sleep_for(5ms);
           else
             n->server->pollOnce(10ms);
@@ -225,7 +234,7 @@ TEST_CASE("forward: a paused node and its subtree are missing, within the deadli
           "[ccs][forwarder]") {
   // 7 nodes, fan-out 2: 0 -> {1 -> {2, 3}, 4 -> {5, 6}}.
   Cluster cluster(7, plain());
-  cluster.nodes[1]->paused = true;
+  cluster.nodes[1]->pause();
   auto started = Clock::now();
   auto reply = cluster.call(cluster.forward("test/status", 2, 1000ms));
   auto elapsed = Clock::now() - started;
@@ -237,15 +246,15 @@ TEST_CASE("forward: a paused node and its subtree are missing, within the deadli
   CHECK_THAT(reply->missing[1].reason, Catch::Contains("behind PE 1"));
 
   // A paused leaf: only it is missing; its parent reports it.
-  cluster.nodes[1]->paused = false;
-  cluster.nodes[6]->paused = true;
+  cluster.nodes[1]->resume();
+  cluster.nodes[6]->pause();
   reply = cluster.call(cluster.forward("test/status", 2, 1000ms));
   REQUIRE(reply.has_value());
   CHECK(missingPes(*reply) == std::vector<std::int32_t>{6});
   CHECK(reply->payload == statusOf({0, 1, 2, 3, 4, 5}));
 
   // Everyone back: the stale connections are replaced.
-  cluster.nodes[6]->paused = false;
+  cluster.nodes[6]->resume();
   reply = cluster.call(cluster.forward("test/status", 2, 2000ms));
   REQUIRE(reply.has_value());
   CHECK(reply->missing.empty());

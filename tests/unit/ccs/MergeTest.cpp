@@ -1,4 +1,5 @@
 // Merge rules over replies from many PEs (captures 03b, 06c, 06d).
+#include <bit>
 #include <catch2/catch.hpp>
 #include <cstring>
 

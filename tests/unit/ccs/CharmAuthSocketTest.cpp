@@ -1,0 +1,139 @@
+// The Server in Charm++'s SHA-1 authenticated mode over real loopback sockets:
+// the official C client's captured session replayed byte for byte (capture
+// 10), a plain request refused (08e), and our CharmAuthClient against it.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <catch2/catch.hpp>
+#include <deque>
+
+#include "ServerHarness.hpp"
+#include "Transcript.hpp"
+#include "ccs/CharmAuthClient.hpp"
+#include "ccs/CharmAuthServer.hpp"
+#include "ccs/Client.hpp"
+#include "mpidbg/ScopedFd.hpp"
+
+using namespace mpidbg::ccs;
+using namespace mpidbg::ccs::test;
+using namespace std::chrono_literals;
+using Bytes = std::vector<std::uint8_t>;
+
+namespace {
+
+const CharmKey kKey = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+
+/// Server randomness that yields the captured s2 and salt values in order.
+CharmRandomSource scripted(std::deque<std::uint32_t> values) {
+  auto queue = std::make_shared<std::deque<std::uint32_t>>(std::move(values));
+  return [queue]() -> mpidbg::Expected<std::uint32_t> {
+    if (queue->empty()) return mpidbg::fail("scripted random source exhausted");
+    const std::uint32_t v = queue->front();
+    queue->pop_front();
+    return v;
+  };
+}
+
+/// Connects to `port`, sends `bytes`, half-closes nothing, and reads until
+/// the server closes (at most 5 s).
+Bytes exchange(std::uint16_t port, const Bytes& bytes) {
+  mpidbg::ScopedFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  REQUIRE(fd.valid());
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  REQUIRE(::send(fd.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size()));
+  Bytes got;
+  const auto deadline = std::chrono::steady_clock::now() + 5s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    pollfd p{fd.get(), POLLIN, 0};
+    if (::poll(&p, 1, 100) <= 0) continue;
+    std::uint8_t buf[4096];
+    const ssize_t n = ::recv(fd.get(), buf, sizeof buf, 0);
+    if (n <= 0) return got;  // closed (EOF or reset)
+    got.insert(got.end(), buf, buf + n);
+  }
+  FAIL("the server did not close the connection within 5 s");
+  return got;
+}
+
+}  // namespace
+
+TEST_CASE("Server accepts Charm++'s own C client: capture 10 replayed over sockets",
+          "[ccs][charm-auth]") {
+  auto transcript = readTranscript("10_official_c_client_secure_session.txt");
+  REQUIRE(transcript.ok);
+  CharmKeyTable keys;
+  keys.keys[0] = kKey;
+  ServerOptions options;
+  options.charmAuth = std::make_shared<CharmAuthServerState>(keys, scripted({0x8fc48810, 0x02803b11}));
+  RunningServer running(options);
+  // Handlers answer with the captured reply data (after the 20-byte hash and length).
+  auto captured = [&](std::size_t i) {
+    const Bytes& s = transcript.connections[i].server;
+    return Bytes(s.begin() + 24, s.end());
+  };
+  running.server->addHandler("ccs_getinfo", [&](const Request&) -> HandlerResult { return captured(1); });
+  std::size_t pingIndex = 2;
+  running.server->addHandler("ping", [&](const Request&) -> HandlerResult { return captured(pingIndex++); });
+  // The pings were addressed to PEs 0 and 1 of the captured job: this one
+  // server plays every PE.
+  Server* server = running.server.get();
+  server->setRoutingHook([server](const Request& r, Responder responder) {
+    server->invokeLocal(r, std::move(responder));
+  });
+  running.start();
+  for (std::size_t i = 0; i < transcript.connections.size(); ++i) {
+    INFO("connection " << i + 1);
+    CHECK(exchange(running.server->endpoint().port, transcript.connections[i].client) ==
+          transcript.connections[i].server);
+  }
+}
+
+TEST_CASE("Server in Charm++ SHA-1 mode refuses plain requests (08e)", "[ccs][charm-auth]") {
+  CharmKeyTable keys;
+  keys.keys[0] = kKey;
+  ServerOptions options;
+  options.charmAuth = std::make_shared<CharmAuthServerState>(keys);
+  RunningServer running(options);
+  running.start();
+  auto conn = readTranscript("08e_secure_server_plain_request_denied.txt");
+  REQUIRE(conn.ok);
+  CHECK(exchange(running.server->endpoint().port, conn.connections.at(0).client).empty());
+  // Our plain client sees a close without a reply, and the server goes on.
+  auto reply = Client::call(running.server->endpoint(), request("echo", bytes("x")), 2000ms);
+  REQUIRE_FALSE(reply.has_value());
+  CHECK_THAT(reply.error().message, Catch::Contains("without a reply"));
+}
+
+TEST_CASE("CharmAuthClient and the Server in SHA-1 mode talk", "[ccs][charm-auth]") {
+  CharmKeyTable keys;
+  keys.keys[0] = kKey;
+  ServerOptions options;
+  options.charmAuth = std::make_shared<CharmAuthServerState>(keys);
+  RunningServer running(options);
+  running.start();
+  const Endpoint at = running.server->endpoint();
+  auto session = CharmAuthClient::handshake(at, 0, kKey, 2000ms);
+  REQUIRE(session.has_value());
+  for (int i = 0; i < 3; ++i) {
+    auto reply = CharmAuthClient::call(at, *session, request("echo", bytes("hello")), 2000ms);
+    REQUIRE(reply.has_value());
+    CHECK(*reply == bytes("hello"));
+  }
+  CharmKey wrong = kKey;
+  wrong[0] ^= 0xff;
+  auto refused = CharmAuthClient::handshake(at, 0, wrong, 2000ms);
+  CHECK_FALSE(refused.has_value());
+  // A replayed salt is refused; the real session still works afterwards.
+  CharmSession stale = *session;
+  stale.salt -= 1;
+  CHECK_FALSE(CharmAuthClient::call(at, stale, request("echo", bytes("again")), 2000ms).has_value());
+  auto after = CharmAuthClient::call(at, *session, request("echo", bytes("after")), 2000ms);
+  REQUIRE(after.has_value());
+  CHECK(*after == bytes("after"));
+}
