@@ -142,7 +142,21 @@ Expected<Breakpoint> fromFields(const Fields& r, const std::string& prefix) {
   MPIDBG_TRY_ASSIGN(b.hit, integer<std::uint64_t>(r, "hit"));
   MPIDBG_TRY_ASSIGN(b.enabled, flag(r, "enabled"));
   if (r.contains("hits")) MPIDBG_TRY_ASSIGN(b.hits, integer<std::uint64_t>(r, "hits"));
+  if (r.contains("rank")) MPIDBG_TRY_ASSIGN(b.rank, integer<std::int32_t>(r, "rank"));
   return b;
+}
+
+Expected<ControlReply> replyFromFields(const Fields& record, const std::string& prefix) {
+  ControlReply r;
+  std::string result;
+  MPIDBG_TRY_ASSIGN(result, text(record, "result"));
+  if (result != "ok" && result != "error")
+    return fail(prefix + "key 'result' must be ok or error, not '" + shorten(result) + "'");
+  r.ok = result == "ok";
+  if (const auto m = record.find("message"); m != record.end()) r.message = m->second;
+  if (!r.ok && r.message.empty()) return fail(prefix + "an error reply has no message");
+  if (record.contains("rank")) MPIDBG_TRY_ASSIGN(r.rank, integer<std::int32_t>(record, "rank"));
+  return r;
 }
 
 std::string encodeOne(const Breakpoint& b, bool withHits) {
@@ -154,6 +168,7 @@ std::string encodeOne(const Breakpoint& b, bool withHits) {
   putInt(out, "hit", b.hit);
   putInt(out, "enabled", b.enabled ? 1 : 0);
   if (withHits) putInt(out, "hits", b.hits);
+  if (withHits && b.rank >= 0) putInt(out, "rank", b.rank);
   return out;
 }
 
@@ -171,7 +186,7 @@ Expected<Breakpoint> decodeBreakpoint(std::string_view text) {
 
 std::string encode(std::span<const Breakpoint> list) {
   std::string out;
-  for (std::size_t i = 0; i < list.size(); ++i) out += (i ? "--\n" : "") + encodeOne(list[i], true);
+  for (const Breakpoint& b : list) out += encodeOne(b, true) + "--\n";
   return out;
 }
 
@@ -238,10 +253,11 @@ Expected<StepRequest> decodeStepRequest(std::string_view input) {
 
 std::string encode(std::span<const EntryInfo> entries) {
   std::string out;
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    if (i) out += "--\n";
-    put(out, "name", entries[i].name);
-    putInt(out, "hits", entries[i].hits);
+  for (const EntryInfo& e : entries) {
+    put(out, "name", e.name);
+    putInt(out, "hits", e.hits);
+    if (e.rank >= 0) putInt(out, "rank", e.rank);
+    out += "--\n";
   }
   return out;
 }
@@ -255,6 +271,7 @@ Expected<std::vector<EntryInfo>> decodeEntries(std::string_view input) {
     EntryInfo e;
     MPIDBG_TRY_ASSIGN(e.name, text((*records)[i], "name"));
     MPIDBG_TRY_ASSIGN(e.hits, integer<std::uint64_t>((*records)[i], "hits"));
+    if ((*records)[i].contains("rank")) MPIDBG_TRY_ASSIGN(e.rank, integer<std::int32_t>((*records)[i], "rank"));
     out.push_back(std::move(e));
   }
   return out;
@@ -264,22 +281,26 @@ std::string encode(const ControlReply& r) {
   std::string out;
   put(out, "result", r.ok ? "ok" : "error");
   if (!r.message.empty() || !r.ok) put(out, "message", r.message);
-  return out;
+  if (r.rank >= 0) putInt(out, "rank", r.rank);
+  return out + "--\n";
 }
 
 Expected<ControlReply> decodeControlReply(std::string_view input) {
-  const std::string prefix = "bad control reply: ";
   auto record = parseOne(input, "control reply");
   if (!record) return std::unexpected(record.error());
-  ControlReply r;
-  std::string result;
-  MPIDBG_TRY_ASSIGN(result, text(*record, "result"));
-  if (result != "ok" && result != "error")
-    return fail(prefix + "key 'result' must be ok or error, not '" + shorten(result) + "'");
-  r.ok = result == "ok";
-  if (const auto m = record->find("message"); m != record->end()) r.message = m->second;
-  if (!r.ok && r.message.empty()) return fail(prefix + "an error reply has no message");
-  return r;
+  return replyFromFields(*record, "bad control reply: ");
+}
+
+Expected<std::vector<ControlReply>> decodeControlReplies(std::string_view input) {
+  auto records = parseRecords(input);
+  if (!records) return fail("bad control replies: " + records.error().message);
+  std::vector<ControlReply> out;
+  for (std::size_t i = 0; i < records->size(); ++i) {
+    auto r = replyFromFields((*records)[i], "bad control reply " + std::to_string(i) + ": ");
+    if (!r) return std::unexpected(r.error());
+    out.push_back(std::move(*r));
+  }
+  return out;
 }
 
 #undef MPIDBG_TRY_ASSIGN

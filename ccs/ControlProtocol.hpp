@@ -17,8 +17,18 @@ namespace mpidbg::ccs::proto {
 /// required key / duplicate key / bad number is an error naming the key.
 /// Events (breakpoint hit, stopped) travel on the event channel as
 /// ccs::proto::Event kinds `breakpoint` and `stopped` (RankProtocol.hpp).
+///
+/// Every reply of the handlers below carries the answering rank (`rank` key)
+/// and ends with a `--` line, so the replies of many ranks concatenate into
+/// one record list (MergeRule::Concatenate in the forwarding tree); decode a
+/// merged reply with the list decoders.
 
 // ---- CCS handlers served by the runtime (request -> reply) ----
+/// Every handler below, for the forwarding tree's merge table (all concatenate).
+inline constexpr std::string_view kControlHandlers[] = {
+    "mpidbg/bp/set", "mpidbg/bp/delete", "mpidbg/bp/enable", "mpidbg/bp/list",
+    "mpidbg/freeze", "mpidbg/step",      "mpidbg/entries",   "mpidbg/detach"};
+
 /// Breakpoint record -> ControlReply. Sets (or replaces, same id) a breakpoint.
 inline constexpr std::string_view kBreakSetHandler = "mpidbg/bp/set";
 /// BreakpointRef record (`id`) -> ControlReply. Error if the id is not set.
@@ -47,7 +57,7 @@ enum class BreakKind : std::uint8_t {
 std::string_view breakKindName(BreakKind k) noexcept;
 
 /// One breakpoint. Keys: id, kind, target, condition (may be empty or
-/// absent = none), hit, enabled (0|1), and in list replies hits.
+/// absent = none), hit, enabled (0|1), and in list replies hits and rank.
 struct Breakpoint {
   std::int32_t id = 0;      ///< the front end's number, > 0
   BreakKind kind = BreakKind::Mpi;
@@ -59,6 +69,8 @@ struct Breakpoint {
   bool enabled = true;
   /// Matching calls so far (condition true), in bp/list replies only.
   std::uint64_t hits = 0;
+  /// The rank that listed it (bp/list replies); -1 = absent.
+  std::int32_t rank = -1;
 };
 
 /// Names a breakpoint. Keys: id, and enabled (bp/enable only).
@@ -81,28 +93,32 @@ struct StepRequest {
 /// Largest accepted step count.
 inline constexpr std::uint64_t kMaxStepCount = 1000000000;
 
-/// One entry point name a rank has reached. Keys: name, hits.
+/// One entry point name a rank has reached. Keys: name, hits, rank.
 struct EntryInfo {
   std::string name;
   std::uint64_t hits = 0;
+  std::int32_t rank = -1;  ///< the rank that reached it; -1 = absent
 };
 
 /// Reply of set/delete/enable/freeze/step/detach. Keys: result (ok|error),
 /// message (the error a user reads, or an optional note on success, e.g.
-/// "already stopped").
+/// "already stopped"), rank.
 struct ControlReply {
   bool ok = true;
   std::string message;
+  std::int32_t rank = -1;  ///< the answering rank; -1 = absent
 };
 
 /// Longest accepted target name, in bytes.
 inline constexpr std::size_t kMaxTargetBytes = 256;
 
+/// The request form (no hits, no rank).
 std::string encode(const Breakpoint& b);
 /// Decodes one Breakpoint; also checks id > 0, a non-empty target of at most
 /// kMaxTargetBytes, and a condition of at most 1024 bytes.
 Expected<Breakpoint> decodeBreakpoint(std::string_view text);
-/// Several Breakpoint records separated by `--` lines.
+/// The bp/list reply: every record with hits (and rank when >= 0), each
+/// followed by a `--` line.
 std::string encode(std::span<const Breakpoint> list);
 Expected<std::vector<Breakpoint>> decodeBreakpoints(std::string_view text);
 
@@ -116,10 +132,15 @@ Expected<FreezeRequest> decodeFreezeRequest(std::string_view text);
 std::string encode(const StepRequest& r);
 Expected<StepRequest> decodeStepRequest(std::string_view text);
 
+/// The mpidbg/entries reply: each record followed by a `--` line.
 std::string encode(std::span<const EntryInfo> entries);
 Expected<std::vector<EntryInfo>> decodeEntries(std::string_view text);
 
+/// One ControlReply record followed by a `--` line.
 std::string encode(const ControlReply& r);
+/// Exactly one reply record (a single rank's answer).
 Expected<ControlReply> decodeControlReply(std::string_view text);
+/// The replies of several ranks, concatenated (forwarding tree).
+Expected<std::vector<ControlReply>> decodeControlReplies(std::string_view text);
 
 }  // namespace mpidbg::ccs::proto

@@ -23,9 +23,15 @@ std::string_view textOf(const ccs::Request& request) {
   return {reinterpret_cast<const char*>(request.data.data()), request.data.size()};
 }
 
-ccs::HandlerResult reply(const proto::ControlReply& r) { return bytesOf(proto::encode(r)); }
+/// This process's world rank, stamped on every reply record.
+std::int32_t gRank = -1;
 
-ccs::HandlerResult errorReply(const std::string& message) { return reply({false, message}); }
+ccs::HandlerResult reply(proto::ControlReply r) {
+  r.rank = gRank;
+  return bytesOf(proto::encode(r));
+}
+
+ccs::HandlerResult errorReply(const std::string& message) { return reply({false, message, -1}); }
 
 /// Wraps a handler body so nothing escapes the helper thread; an exception
 /// becomes an error reply.
@@ -49,6 +55,7 @@ bool heldAtInit(Runtime& rt) { return rt.state(false) == proto::RankState::Froze
 
 void registerControlHandlers(ccs::Server& server, Runtime& runtime) {
   Runtime* rt = &runtime;
+  gRank = runtime.rank();
   Control& control = Control::instance();
   control.attach(runtime, server);
   Control* c = &control;
@@ -70,7 +77,8 @@ void registerControlHandlers(ccs::Server& server, Runtime& runtime) {
                     }));
   server.addHandler(std::string(proto::kBreakListHandler),
                     guarded([c](const ccs::Request&) -> ccs::HandlerResult {
-                      const auto list = c->list();
+                      auto list = c->list();
+                      for (proto::Breakpoint& b : list) b.rank = gRank;
                       return bytesOf(proto::encode(std::span<const proto::Breakpoint>(list)));
                     }));
   server.addHandler(std::string(proto::kFreezeHandler), guarded([c, rt](const ccs::Request& request) {
@@ -83,17 +91,18 @@ void registerControlHandlers(ccs::Server& server, Runtime& runtime) {
                       if (!step) return errorReply(step.error().message);
                       c->step(step->count);
                       rt->resume();
-                      return reply({true, {}});
+                      return reply({true, {}, -1});
                     }));
   server.addHandler(std::string(proto::kEntriesHandler),
                     guarded([](const ccs::Request&) -> ccs::HandlerResult {
-                      const auto entries = entryPoints();
+                      auto entries = entryPoints();
+                      for (proto::EntryInfo& e : entries) e.rank = gRank;
                       return bytesOf(proto::encode(std::span<const proto::EntryInfo>(entries)));
                     }));
   server.addHandler(std::string(proto::kDetachHandler), guarded([c, rt](const ccs::Request&) {
                       c->detach();
                       rt->resume();
-                      return reply({true, {}});
+                      return reply({true, {}, -1});
                     }));
 }
 

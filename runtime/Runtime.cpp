@@ -17,6 +17,7 @@
 
 #include "CallScope.hpp"
 #include "Control.hpp"
+#include "ccs/ControlProtocol.hpp"
 #include "Handlers.hpp"
 #include "ccs/Auth.hpp"
 #include "ccs/Forwarder.hpp"
@@ -211,6 +212,8 @@ Expected<void> Runtime::installForwarder(const ccs::Security& security) {
   // rank order; continue answers empty.
   for (std::string_view handler : {ccs::proto::kStatusHandler, ccs::proto::kCollectivesHandler,
                                    ccs::proto::kContinueHandler})
+    options.mergeTable.add(std::string(handler), ccs::MergeRule::Concatenate);
+  for (std::string_view handler : ccs::proto::kControlHandlers)
     options.mergeTable.add(std::string(handler), ccs::MergeRule::Concatenate);
   // Children of one node are contacted in parallel: fan-out workers suffice.
   options.maxThreads = ccs::kDefaultFanOut + 1;

@@ -26,16 +26,17 @@ TEST_CASE("breakpoint record bytes and round trip", "[ccs][control]") {
   CHECK(back->hit == 42);
   CHECK(back->enabled);
 
-  Breakpoint e{7, BreakKind::Entry, "solver::step", "", 0, false, 9};
+  Breakpoint e{7, BreakKind::Entry, "solver::step", "", 0, false, 9, 5};
   std::vector<Breakpoint> list{b, e};
   const std::string listed = encode(std::span<const Breakpoint>(list));
-  CHECK(listed.find("--\nid=7\nkind=entry\ntarget=solver::step\ncondition=\nhit=0\nenabled=0\nhits=9\n") !=
-        std::string::npos);
+  CHECK(listed.ends_with("--\nid=7\nkind=entry\ntarget=solver::step\ncondition=\nhit=0\nenabled=0\nhits=9\nrank=5\n--\n"));
   auto all = decodeBreakpoints(listed);
   REQUIRE(all);
   REQUIRE(all->size() == 2);
   CHECK((*all)[1].kind == BreakKind::Entry);
   CHECK((*all)[1].hits == 9);
+  CHECK((*all)[1].rank == 5);
+  CHECK((*all)[0].rank == -1);
   CHECK_FALSE((*all)[1].enabled);
   CHECK(decodeBreakpoints("")->empty());
 }
@@ -96,20 +97,30 @@ TEST_CASE("small control requests", "[ccs][control]") {
 }
 
 TEST_CASE("entries and control replies", "[ccs][control]") {
-  std::vector<EntryInfo> entries{{"solver::step", 12}, {"io", 1}};
+  std::vector<EntryInfo> entries{{"solver::step", 12, 3}, {"io", 1, -1}};
   const std::string text = encode(std::span<const EntryInfo>(entries));
-  CHECK(text == "name=solver::step\nhits=12\n--\nname=io\nhits=1\n");
+  CHECK(text == "name=solver::step\nhits=12\nrank=3\n--\nname=io\nhits=1\n--\n");
   auto back = decodeEntries(text);
   REQUIRE(back);
   REQUIRE(back->size() == 2);
   CHECK((*back)[0].name == "solver::step");
   CHECK((*back)[1].hits == 1);
+  CHECK((*back)[0].rank == 3);
   CHECK(decodeEntries("")->empty());
   CHECK(decodeEntries("name=x\n").error().message == "bad entry record 0: record is missing key 'hits'");
 
-  CHECK(encode(ControlReply{true, {}}) == "result=ok\n");
-  CHECK(encode(ControlReply{true, "already stopped"}) == "result=ok\nmessage=already stopped\n");
-  CHECK(encode(ControlReply{false, "no breakpoint 9"}) == "result=error\nmessage=no breakpoint 9\n");
+  CHECK(encode(ControlReply{true, {}, -1}) == "result=ok\n--\n");
+  CHECK(encode(ControlReply{true, "already stopped", 2}) == "result=ok\nmessage=already stopped\nrank=2\n--\n");
+  CHECK(encode(ControlReply{false, "no breakpoint 9", 0}) == "result=error\nmessage=no breakpoint 9\nrank=0\n--\n");
+  auto merged = decodeControlReplies(encode(ControlReply{true, {}, 0}) + encode(ControlReply{false, "no breakpoint 9", 1}));
+  REQUIRE(merged);
+  REQUIRE(merged->size() == 2);
+  CHECK((*merged)[0].ok);
+  CHECK((*merged)[1].rank == 1);
+  CHECK((*merged)[1].message == "no breakpoint 9");
+  CHECK(decodeControlReplies("")->empty());
+  CHECK(decodeControlReplies("result=ok\n--\nresult=bad\n--\n").error().message ==
+        "bad control reply 1: key 'result' must be ok or error, not 'bad'");
   auto error = decodeControlReply("result=error\nmessage=unknown MPI function 'MPI_Bcats'\n");
   REQUIRE(error);
   CHECK_FALSE(error->ok);

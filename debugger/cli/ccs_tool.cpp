@@ -1,0 +1,153 @@
+// mpidbg-ccs: send one CCS request and print the reply. Speaks Charm++'s plain
+// mode, Charm++'s SHA-1 authenticated mode (key file as Charm++'s
+// ++server-auth), and mpidbg's TLS 1.3 mode (the session key file).
+#include <CLI/CLI.hpp>
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include "ccs/Auth.hpp"
+#include "ccs/CharmAuthClient.hpp"
+#include "ccs/CharmKeyFile.hpp"
+#include "ccs/Client.hpp"
+#include "ccs/Connection.hpp"
+#include "mpidbg/Text.hpp"
+
+using namespace mpidbg;
+using namespace std::chrono;
+
+namespace {
+
+void printReply(const std::vector<std::uint8_t>& reply, const std::string& format) {
+  if (format == "getinfo") {
+    if (reply.size() < 4 || reply.size() % 4 != 0) {
+      std::printf("(not a ccs_getinfo reply: %zu bytes)\n", reply.size());
+      return;
+    }
+    const std::int32_t nodes = ccs::readBigEndian32(reply);
+    std::printf("nodes: %d\npes per node:", nodes);
+    for (std::size_t i = 4; i + 4 <= reply.size(); i += 4)
+      std::printf(" %d", ccs::readBigEndian32(std::span(reply).subspan(i)));
+    std::printf("\n");
+    return;
+  }
+  bool printable = true;
+  for (std::size_t i = 0; i < reply.size(); ++i) {
+    const unsigned char c = reply[i];
+    const bool trailingNul = c == 0 && i + 1 == reply.size();
+    if (!trailingNul && !std::isprint(c) && c != '\n' && c != '\t') printable = false;
+  }
+  if (format == "text" || (format == "auto" && printable)) {
+    std::fwrite(reply.data(), 1, reply.size(), stdout);
+    if (!reply.empty() && reply.back() != '\n') std::printf("\n");
+    return;
+  }
+  for (std::size_t i = 0; i < reply.size(); i += 16) {
+    std::printf("%08zx ", i);
+    for (std::size_t j = i; j < i + 16 && j < reply.size(); ++j) std::printf(" %02x", reply[j]);
+    std::printf("\n");
+  }
+  std::printf("(%zu bytes)\n", reply.size());
+}
+
+Expected<std::vector<std::uint8_t>> readSessionKey(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return fail("cannot read key file " + path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto key = ccs::fromHex(trim(text));
+  if (!key || key->size() != ccs::kSessionKeyBytes)
+    return fail("key file " + path + " does not hold 64 hex digits (an mpidbg session key)");
+  return key;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"mpidbg-ccs: send one CCS (Converse Client-Server) request and print the reply.\n"
+               "  mpidbg-ccs 127.0.0.1:1234 ccs_getinfo --format getinfo\n"
+               "  mpidbg-ccs --charm-key-file auth.txt 127.0.0.1:1234 debug/converse/status --broadcast\n"
+               "  mpidbg-ccs --tls-key-file /tmp/mpidbg-XXXX/key 127.0.0.1:40000 mpidbg/status --pe 3",
+               "mpidbg-ccs"};
+  std::string server, handler, data, dataHex, charmKeyFile, tlsKeyFile, format = "auto";
+  int pe = 0, level = 0;
+  long timeoutMs = 5000;
+  bool broadcast = false, hexKey = false;
+  std::vector<int> multicast;
+  app.add_option("server", server, "HOST:PORT of the CCS server")->required();
+  app.add_option("handler", handler, "Handler name (at most 31 characters)")->required();
+  app.add_option("--pe", pe, "Destination PE")->capture_default_str();
+  app.add_flag("--broadcast", broadcast, "Send to every PE (pe -1)");
+  app.add_option("--multicast", multicast, "Send to these PEs (pe -k with the list)")->delimiter(',');
+  app.add_option("--data", data, "Request data, as text");
+  app.add_option("--data-hex", dataHex, "Request data, as hex digits");
+  app.add_option("--charm-key-file", charmKeyFile, "Charm++ ++server-auth key file: SHA-1 authenticated mode");
+  app.add_option("--level", level, "Security level in the Charm++ key file")->capture_default_str();
+  app.add_flag("--hex-key", hexKey, "Read Charm++ key digits as hex (its Java client) instead of decimal pairs");
+  app.add_option("--tls-key-file", tlsKeyFile, "mpidbg session key file: TLS 1.3 with that key");
+  app.add_option("--format", format, "Reply as auto, text, hex or getinfo")
+      ->check(CLI::IsMember({"auto", "text", "hex", "getinfo"}))->capture_default_str();
+  app.add_option("--timeout", timeoutMs, "Milliseconds for the whole exchange")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
+  auto endpoint = ccs::Endpoint::parse(server);
+  if (!endpoint) {
+    std::fprintf(stderr, "error: %s\n", endpoint.error().message.c_str());
+    return 64;
+  }
+  ccs::Request request;
+  request.handler = handler;
+  request.pe = broadcast ? ccs::kBroadcastPe : pe;
+  if (!multicast.empty()) {
+    request.multicastPes.assign(multicast.begin(), multicast.end());
+    request.pe = -static_cast<std::int32_t>(multicast.size());
+  }
+  if (!dataHex.empty()) {
+    auto bytes = ccs::fromHex(dataHex);
+    if (!bytes) {
+      std::fprintf(stderr, "error: --data-hex: %s\n", bytes.error().message.c_str());
+      return 64;
+    }
+    request.data = std::move(*bytes);
+  } else {
+    request.data.assign(data.begin(), data.end());
+  }
+  const milliseconds timeout(timeoutMs);
+
+  Expected<std::vector<std::uint8_t>> reply = fail("no mode");
+  if (!charmKeyFile.empty()) {
+    auto keys = ccs::loadCharmKeyFile(charmKeyFile, hexKey ? ccs::KeyDigits::Hex : ccs::KeyDigits::Decimal);
+    if (!keys) {
+      std::fprintf(stderr, "error: %s\n", keys.error().message.c_str());
+      return 64;
+    }
+    const ccs::CharmKey* key = keys->find(static_cast<std::uint8_t>(level));
+    if (key == nullptr) {
+      std::fprintf(stderr, "error: %s has no key for level %d\n", charmKeyFile.c_str(), level);
+      return 64;
+    }
+    auto session = ccs::CharmAuthClient::handshake(*endpoint, static_cast<std::uint8_t>(level), *key, timeout);
+    reply = session ? ccs::CharmAuthClient::call(*endpoint, *session, request, timeout)
+                    : Expected<std::vector<std::uint8_t>>(std::unexpected(session.error()));
+  } else if (!tlsKeyFile.empty()) {
+    auto key = readSessionKey(tlsKeyFile);
+    if (!key) {
+      std::fprintf(stderr, "error: %s\n", key.error().message.c_str());
+      return 64;
+    }
+    auto connection = ccs::Connection::open(
+        *endpoint, ccs::Security{ccs::SecurityMode::Tls, *key, "mpidbg-session"}, timeout);
+    reply = connection ? (*connection)->call(request, timeout)
+                       : Expected<std::vector<std::uint8_t>>(std::unexpected(connection.error()));
+  } else {
+    reply = ccs::Client::call(*endpoint, request, timeout);
+  }
+  if (!reply) {
+    std::fprintf(stderr, "error: %s\n", reply.error().message.c_str());
+    return 1;
+  }
+  printReply(*reply, format);
+  return 0;
+}

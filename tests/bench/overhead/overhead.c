@@ -1,0 +1,81 @@
+/* Overhead benchmark kernels (issue 4, tests/bench/overhead/run). Each mode
+ * times its loop with MPI_Wtime after a warm-up and a barrier; rank 0 prints
+ * one line "MODE BYTES ITERATIONS NS_PER_OP".
+ *   pingpong BYTES ITERS  2 ranks: rank 0 sends, rank 1 echoes; ns per round trip
+ *   allreduce ITERS       any ranks: MPI_Allreduce of one int on MPI_COMM_WORLD
+ *   selfbarrier ITERS     MPI_Barrier on MPI_COMM_SELF (for callgrind: one
+ *                         intercepted call with almost nothing inside) */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double pingpong(int rank, int bytes, long iters) {
+  char *buf = calloc(bytes > 0 ? (size_t)bytes : 1, 1);
+  const int warmup = 1000;
+  double start = 0;
+  for (long i = -warmup; i < iters; ++i) {
+    if (i == 0) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      start = MPI_Wtime();
+    }
+    if (rank == 0) {
+      MPI_Send(buf, bytes, MPI_CHAR, 1, 0, MPI_COMM_WORLD);
+      MPI_Recv(buf, bytes, MPI_CHAR, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (rank == 1) {
+      MPI_Recv(buf, bytes, MPI_CHAR, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(buf, bytes, MPI_CHAR, 0, 0, MPI_COMM_WORLD);
+    }
+  }
+  const double elapsed = MPI_Wtime() - start;
+  free(buf);
+  return elapsed;
+}
+
+static double allreduce(long iters) {
+  int in = 1, out = 0;
+  double start = 0;
+  for (long i = -1000; i < iters; ++i) {
+    if (i == 0) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      start = MPI_Wtime();
+    }
+    MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  }
+  return MPI_Wtime() - start;
+}
+
+static double selfbarrier(long iters) {
+  const double start = MPI_Wtime();
+  for (long i = 0; i < iters; ++i) MPI_Barrier(MPI_COMM_SELF);
+  return MPI_Wtime() - start;
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const char *mode = argc > 1 ? argv[1] : "";
+  int bytes = 0;
+  long iters = 0;
+  double elapsed = -1;
+  if (strcmp(mode, "pingpong") == 0 && argc == 4) {
+    bytes = atoi(argv[2]);
+    iters = atol(argv[3]);
+    elapsed = pingpong(rank, bytes, iters);
+  } else if (strcmp(mode, "allreduce") == 0 && argc == 3) {
+    bytes = (int)sizeof(int);
+    iters = atol(argv[2]);
+    elapsed = allreduce(iters);
+  } else if (strcmp(mode, "selfbarrier") == 0 && argc == 3) {
+    iters = atol(argv[2]);
+    elapsed = selfbarrier(iters);
+  } else {
+    if (rank == 0) fprintf(stderr, "usage: overhead pingpong BYTES ITERS | allreduce ITERS | selfbarrier ITERS\n");
+    MPI_Finalize();
+    return 2;
+  }
+  if (rank == 0) printf("%s %d %ld %.1f\n", mode, bytes, iters, iters > 0 ? elapsed * 1e9 / (double)iters : 0.0);
+  MPI_Finalize();
+  return 0;
+}
