@@ -17,8 +17,26 @@ namespace mpidbg::rt {
 /// Nesting depth of interposed calls on this thread: an MPI call made from
 /// inside another interposed call (a collective built from collectives, a
 /// library calling MPI) is passed straight to PMPI and counted once, at the
-/// outermost level. Initial-exec TLS: the runtime is loaded at start-up.
-extern thread_local int tCallDepth __attribute__((tls_model("initial-exec")));
+/// outermost level. Initial-exec TLS: the runtime is loaded at start-up;
+/// __thread (no C++ TLS wrapper call): a plain int, constant-initialized.
+extern __thread int tCallDepth __attribute__((tls_model("initial-exec")));
+
+/// The communicator record this thread's last collective used (a one-entry
+/// cache in front of the registry's hash probe); checked live and matching
+/// before use. Defined in Control.cpp.
+extern __thread CommRecord* tLastComm __attribute__((tls_model("initial-exec")));
+
+/// The registry record of `comm` through tLastComm.
+inline CommRecord* cachedComm(CommRegistry& registry, MPI_Comm comm) noexcept {
+  const std::uint64_t key = commKey(comm);
+  CommRecord* r = tLastComm;
+  if (r && r->state.load(std::memory_order_acquire) == CommRecord::Live &&
+      r->handle.load(std::memory_order_relaxed) == key) [[likely]]
+    return r;
+  r = registry.findOrRegister(comm);
+  tLastComm = r;
+  return r;
+}
 
 /// -1 for MPI_ANY_SOURCE, -2 for MPI_PROC_NULL, else the rank itself (the
 /// wire convention of ccs/RankProtocol.hpp MpiCall::peer).
@@ -101,7 +119,7 @@ class CallScope {
     call.peer = role == PeerRole::None ? 0 : root;
     call.comm = commKey(comm);
     collClass_ = static_cast<std::size_t>(function) - static_cast<std::size_t>(MpiFunction::Barrier);
-    comm_ = rt_->comms().findOrRegister(comm);
+    comm_ = cachedComm(rt_->comms(), comm);
     if (comm_) call.collCall = comm_->entries[collClass_].fetch_add(1, std::memory_order_relaxed) + 1;
     begin(call, count, MPI_PROC_NULL);
   }

@@ -14,6 +14,8 @@ namespace mpidbg::rt {
 namespace cond = ccs::cond;
 namespace proto = ccs::proto;
 
+__thread CommRecord* tLastComm __attribute__((tls_model("initial-exec"))) = nullptr;
+
 namespace {
 
 /// Most breakpoints a rank keeps.

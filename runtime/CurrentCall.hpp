@@ -62,9 +62,15 @@ class CurrentCall {
     return true;
   }
 
-  /// Clears the record and releases it; only after a begin() that returned true.
+  /// Clears the record (function None: readers see no call; the other
+  /// fields are left stale) and releases it; only after a begin() that
+  /// returned true.
   void end() noexcept {
-    write(MpiCallRecord{});
+    const std::uint32_t s = seq_.load(std::memory_order_relaxed);
+    seq_.store(s + 1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+    function_.store(0, std::memory_order_relaxed);
+    seq_.store(s + 2, std::memory_order_release);
     owned_.store(false, std::memory_order_release);
   }
 

@@ -48,6 +48,9 @@ std::string_view siteName(const mpidbg_entry_site& site) noexcept {
 
 void registerSite(mpidbg_entry_site* site) noexcept {
   SiteRegistry& r = registry();
+  // The helper thread takes this mutex (mpidbg/entries): freeze --now must
+  // not stop the thread while it holds it.
+  SignalBlock block(Control::instance().freezeSignal());
   std::lock_guard lock(r.mutex);
   if (__atomic_load_n(&site->registered, __ATOMIC_ACQUIRE)) return;
   try {

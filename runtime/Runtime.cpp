@@ -26,7 +26,7 @@
 namespace mpidbg::rt {
 
 std::atomic<Runtime*> gAttached{nullptr};
-thread_local int tCallDepth __attribute__((tls_model("initial-exec"))) = 0;
+__thread int tCallDepth __attribute__((tls_model("initial-exec"))) = 0;
 
 namespace {
 

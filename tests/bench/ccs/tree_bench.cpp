@@ -5,6 +5,8 @@
 // STAT uses to test scale without a big machine. The status handler returns a
 // record the size of the runtime's.
 //   tree_bench [--ranks 64,256] [--repeat 30] [--fan-out 4] [--parallel 16]
+#include <time.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -81,6 +83,13 @@ std::vector<std::unique_ptr<Rank>> startRanks(std::size_t n, const Security& sec
   return ranks;
 }
 
+/// CPU time of the calling thread, in milliseconds.
+double threadCpuMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -115,7 +124,8 @@ int main(int argc, char** argv) {
               "tree fan-out %zu; direct = the front end's %zu parallel workers, one request per rank;\n"
               "medians of %zu alternating repetitions\n\n",
               fanOut, parallel, repeat);
-  std::printf("%6s %12s %12s %14s %8s\n", "ranks", "tree ms", "direct ms", "direct/tree", "errors");
+  std::printf("%6s %10s %10s %12s %16s %16s %8s\n", "ranks", "tree ms", "direct ms", "direct/tree",
+              "front-end CPU ms", "(tree / direct)", "errors");
   int failures = 0;
   for (std::size_t n : sizes) {
     auto ranks = startRanks(n, security);
@@ -140,24 +150,29 @@ int main(int argc, char** argv) {
     Request single;
     single.handler = "mpidbg/status";
 
-    std::vector<double> treeMs, directMs;
+    std::vector<double> treeMs, directMs, treeCpu, directCpu;
     std::size_t errors = 0;
     for (std::size_t r = 0; r < repeat + 2; ++r) {  // two warm-up rounds build the tree's connections
       auto t0 = Clock::now();
+      const double cpu0 = threadCpuMs();
       auto reply = callForward(**gateway, request);
+      const double treeCpuMs = threadCpuMs() - cpu0;
       auto tree = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
       if (!reply || reply->error || reply->answered != n) ++errors;
 
       t0 = Clock::now();
       std::atomic<std::size_t> next{0}, bad{0};
+      std::atomic<long long> cpuUs{0};
       std::vector<std::thread> workers;
       for (std::size_t w = 0; w < std::min(parallel, n); ++w)
         workers.emplace_back([&] {
+          const double start = threadCpuMs();
           for (std::size_t i = next++; i < n; i = next++) {
             Request req = single;
             req.pe = static_cast<std::int32_t>(i);
             if (!direct[i]->call(req, 10s)) ++bad;
           }
+          cpuUs += static_cast<long long>((threadCpuMs() - start) * 1000);
         });
       for (auto& t : workers) t.join();
       auto all = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -165,10 +180,16 @@ int main(int argc, char** argv) {
       if (r >= 2) {
         treeMs.push_back(tree);
         directMs.push_back(all);
+        treeCpu.push_back(treeCpuMs);
+        directCpu.push_back(static_cast<double>(cpuUs.load()) / 1000);
       }
     }
     const double t = median(treeMs), d = median(directMs);
-    std::printf("%6zu %12.2f %12.2f %14.2f %8zu\n", n, t, d, t > 0 ? d / t : 0, errors);
+    const double tc = median(treeCpu), dc = median(directCpu);
+    char cpu[64];
+    std::snprintf(cpu, sizeof cpu, "%.3f / %.3f", tc, dc);
+    std::printf("%6zu %10.2f %10.2f %12.2f %16s %16.3f %8zu\n", n, t, d, t > 0 ? d / t : 0, cpu,
+                dc > 0 ? tc / dc : 0, errors);
     if (errors) ++failures;
   }
   return failures == 0 ? 0 : 1;
