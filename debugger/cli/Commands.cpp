@@ -7,6 +7,7 @@
 #include "mpidbg/Text.hpp"
 #include <cmath>
 
+#include "debugger/cli/ControlCommands.hpp"
 #include "debugger/core/CollectiveReport.hpp"
 #include "debugger/core/Grouping.hpp"
 #include "debugger/core/StatusReport.hpp"
@@ -81,7 +82,8 @@ CommandResult doWait(Context& ctx, std::string_view args) {
   }
   g_interrupted = false;
   const auto start = std::chrono::steady_clock::now();
-  const bool settled = ctx.debugger.waitSettled(timeout, ctx.settings.blockedAfter, [&] {
+  const std::uint64_t eventsBefore = ctx.debugger.stopEvents();
+  const bool settled = ctx.debugger.waitForEvent(timeout, ctx.settings.blockedAfter, [&] {
     ctx.console.drainNotices();
     const auto secs = std::chrono::duration_cast<std::chrono::seconds>(
                           std::chrono::steady_clock::now() - start).count();
@@ -96,6 +98,8 @@ CommandResult doWait(Context& ctx, std::string_view args) {
   CommandResult result;
   if (g_interrupted.exchange(false)) {
     result.text = "Interrupted after " + std::string(secs) + " s.\n";
+  } else if (ctx.debugger.stopEvents() != eventsBefore) {
+    result.text = "Stopped after " + std::string(secs) + " s (see the event above; 'status' for every rank).\n";
   } else if (!ctx.debugger.jobAlive()) {
     auto status = ctx.debugger.launcherStatus();
     result.text = "The job has ended" + (status ? " (launcher " + status->describe() + ")" : std::string()) +
@@ -243,10 +247,42 @@ std::pair<std::string, std::string> splitRankToken(std::string_view args) {
 
 const std::vector<Command>& commandTable() {
   static const std::vector<Command> table = {
-      {"run", {"continue", "c"}, "run [RANKS]", "Let frozen ranks go (all ranks by default)",
-       "Sends 'continue' to the runtime of each rank: ranks frozen at the end of MPI_Init\n"
-       "(or later) resume. Ranks held by gdb are not touched; release them with 'gdb detach'.",
+      {"run", {"continue", "c", "unfreeze"}, "run [RANKS]", "Let frozen or stopped ranks go (all by default)",
+       "Sends 'continue' to the runtime of each rank: ranks frozen at the end of MPI_Init,\n"
+       "stopped at a breakpoint, by freeze or by step resume (and a pending freeze or step\n"
+       "is cancelled). Ranks held by gdb are not touched; release them with 'gdb detach'.",
        doContinue},
+      {"break", {"b"}, "break [RANKS] TARGET [if COND] [#N]", "Stop ranks at an MPI call or entry point",
+       "TARGET is an interposed MPI function (MPI_Bcast, MPI_Send, ...) or 'entry NAME' for an\n"
+       "application entry point (MPIDBG_ENTRY(\"NAME\")). COND is evaluated in the rank:\n"
+       "clauses NAME OP VALUE joined by && and ||, NAME one of dest, source, tag, root, count,\n"
+       "comm, rank, size (as the function has them), OP one of == != < <= > >= (or =), comm\n"
+       "values WORLD, SELF or a name set with MPI_Comm_set_name. #N stops only at the Nth\n"
+       "matching call. Examples:\n"
+       "  break MPI_Bcast\n  break MPI_Send if dest == 3\n  break MPI_Allreduce comm=WORLD #42\n"
+       "  break [0-3] entry solver::step",
+       doBreak},
+      {"delete", {"d"}, "delete N|all", "Delete breakpoint N (on every rank it is on)",
+       "Removes breakpoint N, or every breakpoint with 'all'.", doDelete},
+      {"disable", {}, "disable N", "Disable breakpoint N", "Breakpoint N stays set but does not stop ranks.",
+       doDisable},
+      {"enable", {}, "enable N", "Enable breakpoint N", "Breakpoint N stops ranks again.", doEnable},
+      {"info", {"i"}, "info break | info entries [RANKS]", "List breakpoints with hits, or entry points reached",
+       "info break: each breakpoint, where it is set and how often each rank matched it.\n"
+       "info entries: the entry points each rank has reached, with hit counts.",
+       doInfo},
+      {"freeze", {}, "freeze [--now] [RANKS]", "Stop ranks at their next safe point, or at once",
+       "Without --now a rank stops at its next MPI call or entry point. With --now it stops\n"
+       "wherever it is, even computing (a real-time signal), while its runtime keeps answering.",
+       doFreeze},
+      {"step", {"s"}, "step [RANKS]", "Run ranks to their next MPI call or entry point",
+       "Resumes stopped ranks and stops each again at its next safe point.", doStep},
+      {"next", {"n"}, "next COUNT [RANKS]", "Run ranks over COUNT MPI calls or entry points",
+       "Resumes stopped ranks and stops each again at its COUNT-th next safe point.", doNext},
+      {"detach", {}, "detach", "Leave the job running without the debugger",
+       "Every rank drops its breakpoints and resumes, gdb sessions detach, and the job runs\n"
+       "to its end by itself; mpidbg no longer kills it when it exits.",
+       doDetach},
       {"status", {"st"}, "status [RANKS]", "Show what each rank is doing, grouped by state",
        "Asks each rank's runtime what it is doing and prints ranks with identical state\n"
        "together, e.g.\n"
@@ -261,9 +297,10 @@ const std::vector<Command>& commandTable() {
        "  Ranks [0-1,3] are in call 1 to MPI_Allreduce.\n"
        "  Rank 2 has made 0 calls to MPI_Allreduce and is blocked in MPI_Recv(...).",
        doCollectives},
-      {"wait", {}, "wait [SECONDS]", "Wait until every rank is blocked, frozen or exited",
-       "Returns when every rank is blocked in MPI, frozen, held by gdb or has exited, when\n"
-       "the job ends, after SECONDS (default 60), or on Ctrl-C.",
+      {"wait", {}, "wait [SECONDS]", "Wait for the next stop, or until every rank is blocked",
+       "Returns when a rank stops (breakpoint, freeze, step), when every rank is blocked in\n"
+       "MPI, frozen, held by gdb or has exited, when the job ends, after SECONDS (default 60),\n"
+       "or on Ctrl-C.",
        doWait},
       {"gdb", {}, "gdb RANKS COMMAND", "Run a gdb command on ranks (attaching on first use)",
        "Attaches one gdb (MI) to each rank of RANKS on first use and runs COMMAND, a gdb\n"

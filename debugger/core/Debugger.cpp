@@ -218,6 +218,67 @@ std::map<int, std::string> Debugger::continueRanks(const RankSet& ranks) {
   return problems;
 }
 
+std::map<int, Debugger::ControlOutcome> Debugger::control(const RankSet& ranks,
+                                                          std::string_view handler,
+                                                          const std::string& data) {
+  std::map<int, ControlOutcome> outcomes;
+  std::vector<RankInfo> targets;
+  for (auto& info : job_.snapshot()) {
+    if (!ranks.contains(info.rank)) continue;
+    if (info.heldByGdb)
+      outcomes[info.rank] = {false, "is held by gdb (release it with: gdb detach " + std::to_string(info.rank) + ")"};
+    else if (info.ended())
+      outcomes[info.rank] = {false, "has " + info.describeEnd()};
+    else
+      targets.push_back(info);
+  }
+  Gathered gathered = gather(targets, handler, std::vector<std::uint8_t>(data.begin(), data.end()));
+  auto take = [&](std::string_view text) {
+    auto replies = proto::decodeControlReplies(text);
+    if (!replies) return;
+    for (const auto& r : *replies)
+      if (r.rank >= 0) outcomes[r.rank] = {r.ok, r.message};
+  };
+  take(textOf(gathered.payload));
+  for (const auto& [rank, bytes] : gathered.byRank) take(textOf(bytes));
+  for (const auto& [rank, why] : gathered.missing) outcomes[rank] = {false, "did not answer: " + why};
+  for (const auto& info : targets)
+    if (!outcomes.count(info.rank)) outcomes[info.rank] = {false, "sent no reply"};
+  return outcomes;
+}
+
+std::pair<std::string, std::map<int, std::string>> Debugger::collect(const RankSet& ranks,
+                                                                     std::string_view handler) {
+  std::vector<RankInfo> targets;
+  for (auto& info : job_.snapshot())
+    if (ranks.contains(info.rank) && info.reachable()) targets.push_back(info);
+  Gathered gathered = gather(targets, handler, {});
+  std::string text(textOf(gathered.payload));
+  for (const auto& [rank, bytes] : gathered.byRank) text += std::string(textOf(bytes));
+  return {std::move(text), std::move(gathered.missing)};
+}
+
+void Debugger::detach() {
+  if (!launcher_) return;
+  control(RankSet::all(job_.size()), proto::kDetachHandler, "");
+  if (gdb_) gdb_->closeAll();
+  job_.setKilling();  // channels closing now are not news
+  hub_->setLauncher(nullptr);
+  hub_.reset();  // closes every event channel: the ranks go quiet and run on
+  launcher_->release();
+  launcher_.reset();
+  if (channels_) channels_->clear();
+  breakpoints_.clear();
+}
+
+bool Debugger::waitForEvent(std::chrono::milliseconds timeout, std::chrono::milliseconds blockedAfter,
+                            const Cancelled& cancelled) {
+  const std::uint64_t before = job_.eventCount();
+  return waitSettled(timeout, blockedAfter, [&] {
+    return job_.eventCount() != before || (cancelled && cancelled());
+  }) || job_.eventCount() != before;
+}
+
 bool Debugger::waitSettled(std::chrono::milliseconds timeout, std::chrono::milliseconds blockedAfter,
                            const Cancelled& cancelled) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;

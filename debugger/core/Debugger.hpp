@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ccs/ControlProtocol.hpp"
 #include "ccs/RankProtocol.hpp"
 #include "debugger/core/EventHub.hpp"
 #include "debugger/core/GdbPool.hpp"
@@ -78,11 +79,51 @@ class Debugger {
   /// (empty when all went well).
   std::map<int, std::string> continueRanks(const RankSet& ranks);
 
+  /// What one rank answered to a control request (ccs/ControlProtocol.hpp).
+  struct ControlOutcome {
+    bool ok = false;
+    std::string message;  ///< the error, or a note on success ("already stopped")
+  };
+  /// Sends control `handler` with `data` to `ranks` (through the tree) and
+  /// returns each rank's outcome; ranks that cannot answer (held by gdb,
+  /// ended, silent) get ok=false with the reason.
+  std::map<int, ControlOutcome> control(const RankSet& ranks, std::string_view handler,
+                                        const std::string& data);
+  /// The raw merged replies of `handler` (list handlers: bp/list, entries)
+  /// from the reachable ranks of `ranks`, plus the ranks that did not answer.
+  std::pair<std::string, std::map<int, std::string>> collect(const RankSet& ranks,
+                                                             std::string_view handler);
+
+  /// A breakpoint as the user set it: its number, the ranks it is on, and the
+  /// record sent to them.
+  struct BreakpointEntry {
+    int id = 0;
+    RankSet ranks;
+    ccs::proto::Breakpoint spec;
+  };
+  /// The breakpoints set in this session, by number.
+  std::map<int, BreakpointEntry>& breakpoints() { return breakpoints_; }
+  /// The number the next breakpoint gets.
+  int takeBreakpointId() { return nextBreakpointId_++; }
+
+  /// Leaves the job running without the debugger: every rank drops its
+  /// breakpoints and resumes, gdb sessions detach, the event channels close,
+  /// and the launcher is no longer killed when mpidbg exits.
+  void detach();
+
+  /// Stop events (breakpoint hits, freeze/step stops) received so far.
+  std::uint64_t stopEvents() const { return job_.eventCount(); }
+
   /// Blocks until every rank is settled (blocked in MPI for `blockedAfter`,
   /// frozen, held by gdb or ended) or the job ended, `timeout` passed or the
   /// wait was cancelled. Returns true when settled or ended.
   bool waitSettled(std::chrono::milliseconds timeout, std::chrono::milliseconds blockedAfter,
                    const Cancelled& cancelled);
+  /// Like waitSettled, but also returns (true) as soon as a new stop event
+  /// arrives (a breakpoint hit or a freeze/step stop): "wait for the next
+  /// event or a stop condition".
+  bool waitForEvent(std::chrono::milliseconds timeout, std::chrono::milliseconds blockedAfter,
+                    const Cancelled& cancelled);
 
   /// The gdb sessions of this job.
   GdbPool& gdb() { return *gdb_; }
@@ -128,6 +169,8 @@ class Debugger {
   std::unique_ptr<Launcher> launcher_;
   std::unique_ptr<GdbPool> gdb_;
   std::unique_ptr<RankChannels> channels_;
+  std::map<int, BreakpointEntry> breakpoints_;
+  int nextBreakpointId_ = 1;
 };
 
 }  // namespace mpidbg::core

@@ -90,7 +90,7 @@ void Job::applyEvent(int rank, const ccs::proto::Event& event) {
              (event.text.empty() ? std::string() : " (" + event.text + ")"));
       break;
   }
-  ++events_;
+  if (event.kind == Kind::Breakpoint || event.kind == Kind::Stopped) ++events_;
   changed_.notify_all();
 }
 
@@ -160,13 +160,11 @@ std::optional<ExitStatus> Job::launcherStatus() const {
 bool Job::waitUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout,
                     const std::function<bool()>& cancelled) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  std::unique_lock lock(mutex_);
   while (true) {
-    lock.unlock();
-    const bool finished = done();
-    lock.lock();
-    if (finished) return true;
+    // Both callbacks may read the job: never call them with the lock held.
+    if (done()) return true;
     if (cancelled && cancelled()) return false;
+    std::unique_lock lock(mutex_);
     const auto now = std::chrono::steady_clock::now();
     if (now >= deadline) return false;
     changed_.wait_until(lock, std::min(deadline, now + std::chrono::milliseconds(100)));

@@ -79,7 +79,8 @@ class Job {
   /// The launcher ended with `status`.
   void launcherEnded(const ExitStatus& status);
 
-  /// Events applied so far (a counter `wait` uses to notice a new event).
+  /// Stop events (breakpoint hits, freeze/step stops) applied so far: a
+  /// counter `wait` uses to notice a new one.
   std::uint64_t eventCount() const;
   /// Number of ranks in the job (from registrations); 0 before the first.
   int size() const;
@@ -90,7 +91,7 @@ class Job {
   std::optional<RankInfo> rank(int r) const;
   std::optional<ExitStatus> launcherStatus() const;
 
-  /// Blocks until `done()` (evaluated under the lock after each change) is
+  /// Blocks until `done()` (evaluated without the lock, after each change) is
   /// true, `timeout` passes, or `cancelled()` returns true (checked every
   /// 100 ms). Returns whether `done()` became true.
   bool waitUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout,

@@ -88,6 +88,11 @@ Expected<std::unique_ptr<Launcher>> Launcher::start(
 
 Launcher::~Launcher() { terminate(std::chrono::milliseconds(2000)); }
 
+void Launcher::release() {
+  std::lock_guard lock(mutex_);
+  pid_ = -1;
+}
+
 std::optional<ExitStatus> Launcher::poll() {
   std::lock_guard lock(mutex_);
   if (status_ || pid_ < 0) return status_;

@@ -45,6 +45,9 @@ class Launcher {
   /// Reaps the launcher without blocking; returns its status once it has
   /// ended (and on every later call). Thread-safe.
   std::optional<ExitStatus> poll();
+  /// Forgets the launcher without ending it (detach): it runs on, and the
+  /// destructor no longer terminates it.
+  void release();
   /// Sends SIGTERM to the launcher's process group, waits up to `grace` for
   /// it to end, then SIGKILLs the group and reaps. Idempotent.
   void terminate(std::chrono::milliseconds grace);

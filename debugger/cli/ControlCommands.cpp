@@ -1,0 +1,272 @@
+#include "debugger/cli/ControlCommands.hpp"
+
+#include <charconv>
+#include <cstdio>
+
+#include "ccs/Condition.hpp"
+#include "ccs/ControlProtocol.hpp"
+#include "debugger/core/Grouping.hpp"
+#include "mpidbg/Text.hpp"
+
+namespace mpidbg::cli {
+
+namespace proto = ccs::proto;
+
+namespace {
+
+/// Optional leading rank set ("[0-3]", "all", "2", "0-3,7"): taken when the
+/// first word parses as one; otherwise every rank.
+Expected<core::RankSet> leadingRanks(Context& ctx, std::string_view& args) {
+  args = trim(args);
+  auto [token, rest] = splitRankToken(args);
+  const bool looksLikeRanks =
+      !token.empty() && (token.front() == '[' || token == "all" || std::isdigit(static_cast<unsigned char>(token.front())));
+  if (looksLikeRanks) {
+    auto ranks = ctx.debugger.ranks(token);
+    if (!ranks) return ranks;
+    args = trim(args.substr(args.size() - rest.size()));
+    return ranks;
+  }
+  return ctx.debugger.ranks("all");
+}
+
+/// Renders per-rank outcomes: successes as `[ranks] what`, failures as an
+/// error; ok=false overall when no rank succeeded.
+CommandResult renderOutcomes(const std::map<int, core::Debugger::ControlOutcome>& outcomes,
+                             const std::string& what) {
+  std::map<int, std::string> good, bad;
+  for (const auto& [rank, o] : outcomes) {
+    if (o.ok) good[rank] = what + (o.message.empty() ? "" : " (" + o.message + ")");
+    else bad[rank] = o.message;
+  }
+  CommandResult result;
+  result.text = core::renderGroups(core::groupByText(good));
+  if (!bad.empty()) {
+    std::string msg;
+    for (const auto& g : core::groupByText(bad)) msg += (msg.empty() ? "" : "; ") + core::describeRanks(g.ranks) + ": " + g.text;
+    if (good.empty()) return CommandResult::failure(msg);
+    result.text += "Not on every rank: " + msg + "\n";
+    result.ok = false;
+    result.error = "the command failed on " + std::to_string(bad.size()) + " of " +
+                   std::to_string(outcomes.size()) + " ranks";
+  }
+  return result;
+}
+
+Expected<int> breakpointNumber(Context& ctx, std::string_view text) {
+  text = trim(text);
+  int id = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
+    return fail("expected a breakpoint number (see 'info break'), got '" + std::string(text) + "'");
+  if (!ctx.debugger.breakpoints().count(id)) return fail("no breakpoint " + std::to_string(id));
+  return id;
+}
+
+std::string describe(const proto::Breakpoint& b) {
+  std::string out = b.kind == proto::BreakKind::Entry ? "entry " + b.target : b.target;
+  if (!b.condition.empty()) out += " if " + b.condition;
+  if (b.hit > 0) out += " #" + std::to_string(b.hit);
+  return out;
+}
+
+CommandResult refByNumber(Context& ctx, std::string_view args, std::string_view handler, bool enabled,
+                          const std::string& what) {
+  if (!ctx.debugger.hasJob()) return CommandResult::failure("no job");
+  auto id = breakpointNumber(ctx, args);
+  if (!id) return CommandResult::failure(id.error().message);
+  auto& entry = ctx.debugger.breakpoints().at(*id);
+  proto::BreakpointRef ref;
+  ref.id = *id;
+  ref.enabled = enabled;
+  const bool withEnabled = handler == proto::kBreakEnableHandler;
+  auto result = renderOutcomes(ctx.debugger.control(entry.ranks, handler, proto::encode(ref, withEnabled)),
+                               what + " breakpoint " + std::to_string(*id));
+  if (handler == proto::kBreakDeleteHandler) ctx.debugger.breakpoints().erase(*id);
+  else entry.spec.enabled = enabled;
+  return result;
+}
+
+}  // namespace
+
+CommandResult doBreak(Context& ctx, std::string_view args) {
+  if (!ctx.debugger.hasJob()) return CommandResult::failure("no job");
+  auto ranks = leadingRanks(ctx, args);
+  if (!ranks) return CommandResult::failure(ranks.error().message);
+  if (args.empty())
+    return CommandResult::failure("usage: break [RANKS] MPI_FUNCTION [if CONDITION] [#N] | break [RANKS] entry NAME [if CONDITION]");
+  proto::Breakpoint b;
+  // Target.
+  auto firstSpace = args.find_first_of(" \t");
+  std::string_view word = args.substr(0, firstSpace);
+  std::string_view rest = firstSpace == std::string_view::npos ? std::string_view{} : trim(args.substr(firstSpace));
+  if (word == "entry") {
+    b.kind = proto::BreakKind::Entry;
+    auto space = rest.find_first_of(" \t");
+    word = rest.substr(0, space);
+    rest = space == std::string_view::npos ? std::string_view{} : trim(rest.substr(space));
+    if (word.empty()) return CommandResult::failure("usage: break [RANKS] entry NAME [if CONDITION]");
+  } else if (ccs::cond::findFunction(word) == nullptr) {
+    return CommandResult::failure(ccs::cond::unknownFunction(word).message);
+  }
+  b.target = std::string(word);
+  // A trailing "#N": stop only at the Nth matching call.
+  if (auto hash = rest.rfind('#'); hash != std::string_view::npos) {
+    std::string_view number = trim(rest.substr(hash + 1));
+    std::uint64_t n = 0;
+    auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), n);
+    if (number.empty() || ec != std::errc() || ptr != number.data() + number.size() || n == 0)
+      return CommandResult::failure("bad hit count '#" + std::string(number) + "' (expected e.g. #42)");
+    b.hit = n;
+    rest = trim(rest.substr(0, hash));
+  }
+  if (rest.starts_with("if ") || rest == "if") rest = trim(rest.substr(2));
+  b.condition = std::string(rest);
+  if (!b.condition.empty()) {
+    auto condition = ccs::cond::Condition::parse(b.condition);
+    if (!condition) return CommandResult::failure(condition.error().message);
+    auto valid = b.kind == proto::BreakKind::Entry
+                     ? condition->validateFor(ccs::cond::kAlways, "entry " + b.target)
+                     : condition->validateFor(b.target);
+    if (!valid) return CommandResult::failure(valid.error().message);
+  }
+  b.id = ctx.debugger.takeBreakpointId();
+  auto outcomes = ctx.debugger.control(*ranks, proto::kBreakSetHandler, proto::encode(b));
+  core::RankSet set;
+  for (const auto& [rank, o] : outcomes)
+    if (o.ok) set.insert(rank);
+  if (!set.empty()) ctx.debugger.breakpoints()[b.id] = {b.id, set, b};
+  CommandResult result = renderOutcomes(outcomes, "breakpoint " + std::to_string(b.id) + " set");
+  if (!set.empty())
+    result.text = "Breakpoint " + std::to_string(b.id) + ": " + describe(b) + " on " + set.toString() + "\n" +
+                  (result.ok ? std::string() : result.text);
+  return result;
+}
+
+CommandResult doDelete(Context& ctx, std::string_view args) {
+  if (trim(args) == "all") {
+    CommandResult result;
+    std::vector<int> ids;
+    for (const auto& [id, e] : ctx.debugger.breakpoints()) ids.push_back(id);
+    for (int id : ids) {
+      auto r = refByNumber(ctx, std::to_string(id), proto::kBreakDeleteHandler, true, "deleted");
+      result.text += r.text;
+      if (!r.ok) result = CommandResult::failure(r.error);
+    }
+    if (ids.empty()) result.text = "No breakpoints.\n";
+    return result;
+  }
+  return refByNumber(ctx, args, proto::kBreakDeleteHandler, true, "deleted");
+}
+
+CommandResult doDisable(Context& ctx, std::string_view args) {
+  return refByNumber(ctx, args, proto::kBreakEnableHandler, false, "disabled");
+}
+
+CommandResult doEnable(Context& ctx, std::string_view args) {
+  return refByNumber(ctx, args, proto::kBreakEnableHandler, true, "enabled");
+}
+
+CommandResult doInfo(Context& ctx, std::string_view args) {
+  if (!ctx.debugger.hasJob()) return CommandResult::failure("no job");
+  args = trim(args);
+  auto space = args.find_first_of(" \t");
+  const std::string_view what = args.substr(0, space);
+  std::string_view rest = space == std::string_view::npos ? std::string_view{} : trim(args.substr(space));
+  CommandResult result;
+  if (what == "break" || what == "breakpoints" || what == "b") {
+    if (ctx.debugger.breakpoints().empty()) {
+      result.text = "No breakpoints.\n";
+      return result;
+    }
+    auto [text, missing] = ctx.debugger.collect(*ctx.debugger.ranks("all"), proto::kBreakListHandler);
+    std::map<int, std::map<int, std::uint64_t>> hits;  // id -> rank -> hits
+    if (auto list = proto::decodeBreakpoints(text))
+      for (const auto& b : *list) hits[b.id][b.rank] = b.hits;
+    char line[512];
+    std::snprintf(line, sizeof line, "%-4s %-8s %-14s %s\n", "Num", "Enabled", "Ranks", "What / hits");
+    result.text = line;
+    for (const auto& [id, e] : ctx.debugger.breakpoints()) {
+      std::snprintf(line, sizeof line, "%-4d %-8s %-14s %s\n", id, e.spec.enabled ? "yes" : "no",
+                    e.ranks.toString().c_str(), describe(e.spec).c_str());
+      result.text += line;
+      std::map<int, std::string> byRank;
+      for (const auto& [rank, n] : hits[id]) byRank[rank] = "hit " + std::to_string(n) + (n == 1 ? " time" : " times");
+      for (const auto& g : core::groupByText(byRank)) result.text += "     " + g.ranks.toString() + " " + g.text + "\n";
+    }
+    return result;
+  }
+  if (what == "entries") {
+    auto ranks = ctx.debugger.ranks(rest.empty() ? "all" : rest);
+    if (!ranks) return CommandResult::failure(ranks.error().message);
+    auto [text, missing] = ctx.debugger.collect(*ranks, proto::kEntriesHandler);
+    auto entries = proto::decodeEntries(text);
+    if (!entries) return CommandResult::failure("bad entries reply: " + entries.error().message);
+    std::map<std::string, std::map<int, std::string>> byName;
+    for (const auto& e : *entries) byName[e.name][e.rank] = std::to_string(e.hits) + (e.hits == 1 ? " hit" : " hits");
+    if (byName.empty()) result.text = "No entry point reached yet on " + ranks->toString() + ".\n";
+    for (const auto& [name, perRank] : byName) {
+      result.text += name + ":\n";
+      for (const auto& g : core::groupByText(perRank)) result.text += "  " + g.ranks.toString() + " " + g.text + "\n";
+    }
+    for (const auto& [rank, why] : missing) result.text += "[" + std::to_string(rank) + "] did not answer: " + why + "\n";
+    return result;
+  }
+  return CommandResult::failure("usage: info break | info entries [RANKS]");
+}
+
+CommandResult doFreeze(Context& ctx, std::string_view args) {
+  if (!ctx.debugger.hasJob()) return CommandResult::failure("no job");
+  args = trim(args);
+  proto::FreezeRequest request;
+  if (args.starts_with("--now")) {
+    request.now = true;
+    args = trim(args.substr(5));
+  }
+  auto ranks = ctx.debugger.ranks(args.empty() ? "all" : args);
+  if (!ranks) return CommandResult::failure(ranks.error().message);
+  return renderOutcomes(ctx.debugger.control(*ranks, proto::kFreezeHandler, proto::encode(request)),
+                        request.now ? "frozen (--now)" : "will freeze at the next MPI call or entry point");
+}
+
+namespace {
+
+CommandResult stepRanks(Context& ctx, std::uint64_t count, std::string_view rankText) {
+  if (!ctx.debugger.hasJob()) return CommandResult::failure("no job");
+  auto ranks = ctx.debugger.ranks(trim(rankText).empty() ? "all" : trim(rankText));
+  if (!ranks) return CommandResult::failure(ranks.error().message);
+  proto::StepRequest request;
+  request.count = count;
+  return renderOutcomes(ctx.debugger.control(*ranks, proto::kStepHandler, proto::encode(request)),
+                        count == 1 ? "stepping to the next MPI call or entry point"
+                                   : "stepping over " + std::to_string(count) + " MPI calls or entry points");
+}
+
+}  // namespace
+
+CommandResult doStep(Context& ctx, std::string_view args) { return stepRanks(ctx, 1, args); }
+
+CommandResult doNext(Context& ctx, std::string_view args) {
+  args = trim(args);
+  auto space = args.find_first_of(" \t");
+  std::string_view number = args.substr(0, space);
+  std::uint64_t count = 0;
+  auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), count);
+  if (number.empty() || ec != std::errc() || ptr != number.data() + number.size() || count == 0 ||
+      count > proto::kMaxStepCount)
+    return CommandResult::failure("usage: next COUNT [RANKS] (COUNT from 1 to " +
+                                  std::to_string(proto::kMaxStepCount) + ")");
+  return stepRanks(ctx, count, space == std::string_view::npos ? std::string_view{} : args.substr(space));
+}
+
+CommandResult doDetach(Context& ctx, std::string_view args) {
+  if (!trim(args).empty()) return CommandResult::failure("detach takes no arguments");
+  if (!ctx.debugger.hasJob()) return CommandResult::failure("no job to detach from");
+  ctx.debugger.detach();
+  ctx.killedByUser = true;  // the job's end is no longer ours to report
+  CommandResult result;
+  result.text = "Detached: the job runs on without the debugger.\n";
+  return result;
+}
+
+}  // namespace mpidbg::cli

@@ -1,0 +1,29 @@
+#pragma once
+
+#include <string_view>
+
+#include "debugger/cli/Commands.hpp"
+
+namespace mpidbg::cli {
+
+/// Execution control (the CharmDebug model for MPI): breakpoints on MPI calls
+/// and entry points, freeze, step, detach. Each fills a CommandResult; the
+/// rank-side contract is ccs/ControlProtocol.hpp.
+
+/// `break [RANKS] MPI_FUNCTION [if] [CONDITION] [#N]`, `break [RANKS] entry NAME [if CONDITION]`.
+CommandResult doBreak(Context& ctx, std::string_view args);
+/// `info break|entries|...`.
+CommandResult doInfo(Context& ctx, std::string_view args);
+/// `delete N`, `disable N`, `enable N` (N may be `all` for delete).
+CommandResult doDelete(Context& ctx, std::string_view args);
+CommandResult doDisable(Context& ctx, std::string_view args);
+CommandResult doEnable(Context& ctx, std::string_view args);
+/// `freeze [--now] [RANKS]`.
+CommandResult doFreeze(Context& ctx, std::string_view args);
+/// `step [RANKS]` (one safe point) and `next COUNT [RANKS]`.
+CommandResult doStep(Context& ctx, std::string_view args);
+CommandResult doNext(Context& ctx, std::string_view args);
+/// `detach`: leave the job running without the debugger.
+CommandResult doDetach(Context& ctx, std::string_view args);
+
+}  // namespace mpidbg::cli
