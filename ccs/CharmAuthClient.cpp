@@ -9,13 +9,13 @@
 #include <cerrno>
 
 #include "ccs/Auth.hpp"
+#include "ccs/BlockingIo.hpp"
 #include "ccs/Socket.hpp"
 #include "mpidbg/ScopedFd.hpp"
 
 namespace mpidbg::ccs {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 
 /// Bytes of the server's handshake answer: H(s1, none), client id, salt.
 constexpr std::size_t kProofBytes = kCharmHashBytes + 8;
@@ -29,80 +29,14 @@ bool fill(std::vector<std::uint8_t>& buffer, std::size_t needed,
   return buffer.size() >= needed;
 }
 
-/// Deadline and peer text of one blocking exchange.
-struct Deadline {
-  std::string peer;
-  Clock::time_point end;
-  std::chrono::milliseconds timeout;
-
-  /// Waits for `events` on `fd`; revents, 0 on timeout, -1 on error.
-  int wait(int fd, short events) const {
-    for (;;) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now());
-      int ms = left.count() <= 0 ? 0 : static_cast<int>(std::min<long long>(left.count(), 1 << 30));
-      pollfd entry{fd, events, 0};
-      int rc = ::poll(&entry, 1, ms);
-      if (rc < 0 && errno == EINTR) continue;
-      return rc <= 0 ? rc : entry.revents;
-    }
-  }
-  std::unexpected<Error> failure(const std::string& what, int revents) const {
-    if (revents == 0)
-      return fail("timed out after " + std::to_string(timeout.count()) + " ms " + what + " " +
-                  peer);
-    return fail("cannot complete " + what + " " + peer + ": " + detail::errnoText(errno));
-  }
-};
-
-Expected<ScopedFd> connectTo(const Endpoint& server, const Deadline& deadline) {
-  auto addresses = detail::resolve(server.host, server.port, false);
-  if (!addresses)
-    return fail("cannot connect to " + deadline.peer + ": " + addresses.error().message);
-  std::string last = "no usable address";
-  for (const addrinfo* a = addresses->get(); a != nullptr; a = a->ai_next) {
-    ScopedFd fd(
-        ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol));
-    if (!fd.valid()) {
-      last = detail::errnoText(errno);
-      continue;
-    }
-    if (::connect(fd.get(), a->ai_addr, a->ai_addrlen) == 0) return fd;
-    if (errno != EINPROGRESS && errno != EINTR) {  // EINTR: the connect goes on
-      last = detail::errnoText(errno);
-      continue;
-    }
-    int revents = deadline.wait(fd.get(), POLLOUT);
-    if (revents == 0) return deadline.failure("connecting to", 0);
-    int error = revents < 0 ? errno : 0;
-    socklen_t length = sizeof error;
-    if (revents > 0 && ::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &error, &length) < 0)
-      error = errno;
-    if (error == 0) return fd;
-    last = detail::errnoText(error);
-  }
-  return fail("cannot connect to " + deadline.peer + ": " + last);
-}
-
-Expected<void> sendAll(int fd, std::span<const std::uint8_t> bytes, const Deadline& deadline) {
-  while (!bytes.empty()) {
-    ssize_t sent = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-    if (sent > 0) {
-      bytes = bytes.subspan(static_cast<std::size_t>(sent));
-      continue;
-    }
-    if (sent < 0 && errno == EINTR) continue;
-    if (sent < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
-      return fail("cannot send to " + deadline.peer + ": " + detail::errnoText(errno));
-    int revents = deadline.wait(fd, POLLOUT);
-    if (revents <= 0) return deadline.failure("sending to", revents);
-  }
-  return {};
-}
+using detail::Deadline;
+using detail::connectTo;
+using detail::sendAll;
 
 /// Runs `machine` over a new connection to `server` until it completes.
 Expected<void> run(CharmAuthClient& machine, const Endpoint& server,
                    std::chrono::milliseconds timeout) {
-  Deadline deadline{server.toString(), Clock::now() + timeout, timeout};
+  Deadline deadline = Deadline::after(server, timeout);
   auto fd = connectTo(server, deadline);
   if (!fd) return std::unexpected(fd.error());
   if (auto sent = sendAll(fd->get(), machine.takeOutput(), deadline); !sent) return sent;
@@ -123,7 +57,8 @@ Expected<void> run(CharmAuthClient& machine, const Endpoint& server,
     if (errno != EAGAIN && errno != EWOULDBLOCK)
       return fail("cannot read from " + deadline.peer + ": " + detail::errnoText(errno));
     int revents = deadline.wait(fd->get(), POLLIN);
-    if (revents <= 0) return deadline.failure("waiting for the answer of", revents);
+    if (revents < 0) return fail("cannot read from " + deadline.peer + ": " + detail::errnoText(errno));
+    if (revents == 0) return deadline.timedOut("waiting for the answer of");
   }
 }
 
