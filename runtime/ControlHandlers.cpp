@@ -4,6 +4,8 @@
 // reply the front end prints.
 #include "ControlHandlers.hpp"
 
+#include "Guarded.hpp"
+
 #include <string>
 
 #include "Control.hpp"
@@ -33,19 +35,10 @@ ccs::HandlerResult reply(proto::ControlReply r) {
 
 ccs::HandlerResult errorReply(const std::string& message) { return reply({false, message, -1}); }
 
-/// Wraps a handler body so nothing escapes the helper thread; an exception
-/// becomes an error reply.
+/// A handler whose exceptions become a ControlReply error record.
 template <typename Body>
 ccs::Handler guarded(Body body) {
-  return [body = std::move(body)](const ccs::Request& request) -> ccs::HandlerResult {
-    try {
-      return body(request);
-    } catch (const std::exception& e) {
-      return errorReply(std::string("handler failed: ") + e.what());
-    } catch (...) {
-      return errorReply("handler failed");
-    }
-  };
+  return guardedWith(std::move(body), [](const std::string& message) { return errorReply(message); });
 }
 
 /// True while the rank is held at the end of MPI_Init.

@@ -1,5 +1,7 @@
 #include "Handlers.hpp"
 
+#include "Guarded.hpp"
+
 #include <time.h>
 
 #include <string>
@@ -51,18 +53,10 @@ proto::RankStatus status(Runtime& rt) {
   return s;
 }
 
-/// Wraps a handler body so nothing escapes the helper thread.
+/// A handler whose exceptions become an error (an empty reply and a log line).
 template <typename Body>
 ccs::Handler guarded(Body body) {
-  return [body = std::move(body)](const ccs::Request& request) -> ccs::HandlerResult {
-    try {
-      return body(request);
-    } catch (const std::exception& e) {
-      return fail(std::string("handler failed: ") + e.what());
-    } catch (...) {
-      return fail("handler failed");
-    }
-  };
+  return guardedWith(std::move(body), [](const std::string& message) -> ccs::HandlerResult { return fail(message); });
 }
 
 }  // namespace
