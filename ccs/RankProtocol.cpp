@@ -2,6 +2,8 @@
 // (format described in ccs/RankProtocol.hpp).
 #include "ccs/RankProtocol.hpp"
 
+#include "ccs/TextRecord.hpp"
+
 #include <charconv>
 #include <limits>
 #include <map>
@@ -9,7 +11,6 @@
 namespace mpidbg::ccs::proto {
 namespace {
 
-constexpr std::string_view kSeparator = "--";
 constexpr std::array<std::string_view, kCollClassCount> kCollNames = {
     "MPI_Barrier",  "MPI_Bcast",     "MPI_Allgather",      "MPI_Allgatherv", "MPI_Allreduce",
     "MPI_Alltoall", "MPI_Alltoallv", "MPI_Reduce_scatter", "MPI_Reduce",     "MPI_Gather",
@@ -18,153 +19,6 @@ constexpr std::array<std::string_view, 4> kStateNames = {"running", "frozen", "i
                                                          "finalized"};
 constexpr std::array<std::string_view, 6> kEventKinds = {"finalized", "exited",     "signal",
                                                           "abort",     "breakpoint", "stopped"};
-
-std::string escape(std::string_view value) {
-  std::string out;
-  out.reserve(value.size());
-  for (char ch : value) {
-    if (ch == '\\') {
-      out += "\\\\";
-    } else if (ch == '\n') {
-      out += "\\n";
-    } else {
-      out += ch;
-    }
-  }
-  return out;
-}
-
-Expected<std::string> unescape(std::string_view key, std::string_view value) {
-  std::string out;
-  out.reserve(value.size());
-  for (std::size_t i = 0; i < value.size(); ++i) {
-    if (value[i] != '\\') {
-      out += value[i];
-      continue;
-    }
-    char next = i + 1 < value.size() ? value[i + 1] : '\0';
-    if (next == '\\') {
-      out += '\\';
-    } else if (next == 'n') {
-      out += '\n';
-    } else {
-      return fail("bad escape in value of key '" + std::string(key) + "'");
-    }
-    ++i;
-  }
-  return out;
-}
-
-/// Builds one record's text.
-class Writer {
- public:
-  void put(std::string_view key, std::string_view value) {
-    text_ += key;
-    text_ += '=';
-    text_ += escape(value);
-    text_ += '\n';
-  }
-  template <typename Int>
-  void putInt(std::string_view key, Int value) {
-    put(key, std::to_string(value));
-  }
-  std::string take() { return std::move(text_); }
-
- private:
-  std::string text_;
-};
-
-/// One decoded record: key -> unescaped value.
-class Record {
- public:
-  Expected<void> add(std::string_view line) {
-    auto equals = line.find('=');
-    if (equals == std::string_view::npos)
-      return fail("malformed record line '" + shorten(line) + "': no '='");
-    std::string key(line.substr(0, equals));
-    if (key.empty()) return fail("malformed record line '" + shorten(line) + "': empty key");
-    auto value = unescape(key, line.substr(equals + 1));
-    if (!value) return std::unexpected(value.error());
-    if (!values_.emplace(key, std::move(*value)).second)
-      return fail("duplicate key '" + shorten(key) + "' in record");
-    return {};
-  }
-  bool empty() const { return values_.empty(); }
-  bool has(std::string_view key) const { return values_.contains(std::string(key)); }
-
-  Expected<std::string> text(std::string_view key) const {
-    auto found = values_.find(std::string(key));
-    if (found == values_.end()) return fail("record is missing key '" + std::string(key) + "'");
-    return found->second;
-  }
-  /// Optional text: `fallback` when the key is absent.
-  std::string text(std::string_view key, std::string_view fallback) const {
-    auto found = values_.find(std::string(key));
-    return found == values_.end() ? std::string(fallback) : found->second;
-  }
-  template <typename Int>
-  Expected<Int> integer(std::string_view key) const {
-    auto value = text(key);
-    if (!value) return std::unexpected(value.error());
-    return parseInt<Int>(key, *value);
-  }
-
-  template <typename Int>
-  static Expected<Int> parseInt(std::string_view key, std::string_view value) {
-    Int result{};
-    int base = 10;
-    std::string_view digits = value;
-    if (digits.starts_with("0x") || digits.starts_with("0X")) {
-      digits.remove_prefix(2);
-      base = 16;
-    }
-    if (digits.empty() || digits.front() == '+' || (base == 16 && digits.front() == '-'))
-      return badInt(key, value);
-    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), result, base);
-    if (ec != std::errc{} || end != digits.data() + digits.size()) return badInt(key, value);
-    return result;
-  }
-
- private:
-  static std::unexpected<Error> badInt(std::string_view key, std::string_view value) {
-    return fail("key '" + std::string(key) + "' has a bad integer value '" + shorten(value) + "'");
-  }
-  static std::string shorten(std::string_view text) {
-    constexpr std::size_t kMax = 60;
-    std::string out(text.substr(0, kMax));
-    for (char& ch : out)
-      if (static_cast<unsigned char>(ch) < 0x20 || static_cast<unsigned char>(ch) >= 0x7f) ch = '?';
-    return text.size() > kMax ? out + "..." : out;
-  }
-  std::map<std::string, std::string> values_;
-};
-
-Expected<std::vector<Record>> parseRecords(std::string_view text) {
-  std::vector<Record> records(1);
-  while (!text.empty()) {
-    auto newline = text.find('\n');
-    std::string_view line = text.substr(0, newline);
-    text = newline == std::string_view::npos ? std::string_view{} : text.substr(newline + 1);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty()) continue;
-    if (line == kSeparator) {
-      if (!records.back().empty()) records.emplace_back();
-      continue;
-    }
-    if (auto added = records.back().add(line); !added) return std::unexpected(added.error());
-  }
-  if (records.back().empty()) records.pop_back();
-  return records;
-}
-
-Expected<Record> parseOne(std::string_view text, std::string_view what) {
-  auto records = parseRecords(text);
-  if (!records) return fail("bad " + std::string(what) + ": " + records.error().message);
-  if (records->size() != 1)
-    return fail("bad " + std::string(what) + ": expected one record, got " +
-                std::to_string(records->size()));
-  return std::move(records->front());
-}
 
 template <std::size_t N>
 Expected<std::size_t> lookupName(const std::array<std::string_view, N>& names, std::string_view key,
@@ -175,13 +29,6 @@ Expected<std::size_t> lookupName(const std::array<std::string_view, N>& names, s
               std::string(value.substr(0, 60)) + "'");
 }
 
-// Shorthand for "assign or return the error" inside the decoders.
-#define MPIDBG_TRY_ASSIGN(target, expr)                                    \
-  do {                                                                     \
-    auto mpidbg_value = (expr);                                            \
-    if (!mpidbg_value) return fail(prefix + mpidbg_value.error().message); \
-    target = std::move(*mpidbg_value);                                     \
-  } while (0)
 
 std::string joinCounts(const std::array<std::uint64_t, kCollClassCount>& counts) {
   std::string out;
@@ -234,25 +81,25 @@ std::string_view stateName(RankState s) {
 // ---- RankStatus ----
 
 std::string encode(const RankStatus& s) {
-  Writer w;
-  w.putInt("rank", s.rank);
-  w.putInt("size", s.size);
-  w.put("state", stateName(s.state));
-  w.putInt("mpicalls", s.mpiCalls);
-  if (!s.stop.empty()) w.put("stop", s.stop);
+  std::string w;
+  putInt(w, "rank", s.rank);
+  putInt(w, "size", s.size);
+  put(w, "state", stateName(s.state));
+  putInt(w, "mpicalls", s.mpiCalls);
+  if (!s.stop.empty()) put(w, "stop", s.stop);
   if (s.call) {
     const MpiCall& c = *s.call;
-    w.put("call.function", c.function);
-    w.put("call.peerrole", c.peerRole);
-    w.putInt("call.peer", c.peer);
-    if (c.hasTag) w.putInt("call.tag", c.tag);
-    w.putInt("call.comm", c.comm);
-    w.put("call.commname", c.commName);
-    w.putInt("call.collcall", c.collCall);
-    w.putInt("call.elapsedus", c.elapsedUs);
-    w.putInt("call.seq", c.seq);
+    put(w, "call.function", c.function);
+    put(w, "call.peerrole", c.peerRole);
+    putInt(w, "call.peer", c.peer);
+    if (c.hasTag) putInt(w, "call.tag", c.tag);
+    putInt(w, "call.comm", c.comm);
+    put(w, "call.commname", c.commName);
+    putInt(w, "call.collcall", c.collCall);
+    putInt(w, "call.elapsedus", c.elapsedUs);
+    putInt(w, "call.seq", c.seq);
   }
-  return w.take();
+  return w;
 }
 
 namespace {
@@ -316,16 +163,16 @@ std::string encode(std::span<const CommState> states) {
   for (std::size_t i = 0; i < states.size(); ++i) {
     const CommState& c = states[i];
     if (i > 0) out += "--\n";
-    Writer w;
-    w.putInt("handle", c.handle);
-    w.putInt("root", c.rootWorldRank);
-    if (c.worldRank >= 0) w.putInt("world", c.worldRank);
-    w.putInt("size", c.size);
-    w.putInt("rank", c.localRank);
-    w.put("name", c.name);
-    w.put("counts", joinCounts(c.counts));
-    w.put("active", joinFlags(c.active));
-    out += w.take();
+    std::string w;
+    putInt(w, "handle", c.handle);
+    putInt(w, "root", c.rootWorldRank);
+    if (c.worldRank >= 0) putInt(w, "world", c.worldRank);
+    putInt(w, "size", c.size);
+    putInt(w, "rank", c.localRank);
+    put(w, "name", c.name);
+    put(w, "counts", joinCounts(c.counts));
+    put(w, "active", joinFlags(c.active));
+    out += w;
   }
   return out;
 }
@@ -364,17 +211,17 @@ Expected<std::vector<CommState>> decodeCommStates(std::string_view text) {
 // ---- Registration ----
 
 std::string encode(const Registration& r, bool withMac) {
-  Writer w;
-  w.putInt("version", r.version);
-  w.putInt("rank", r.rank);
-  w.putInt("size", r.size);
-  w.put("host", r.host);
-  w.putInt("pid", r.pid);
-  w.putInt("port", r.port);
-  w.put("mpi", r.mpiLibrary);
-  w.putInt("threadlevel", r.threadLevel);
-  if (withMac) w.put("mac", r.mac);
-  return w.take();
+  std::string w;
+  putInt(w, "version", r.version);
+  putInt(w, "rank", r.rank);
+  putInt(w, "size", r.size);
+  put(w, "host", r.host);
+  putInt(w, "pid", r.pid);
+  putInt(w, "port", r.port);
+  put(w, "mpi", r.mpiLibrary);
+  putInt(w, "threadlevel", r.threadLevel);
+  if (withMac) put(w, "mac", r.mac);
+  return w;
 }
 
 Expected<Registration> decodeRegistration(std::string_view text) {
@@ -398,15 +245,15 @@ Expected<Registration> decodeRegistration(std::string_view text) {
 // ---- Event ----
 
 std::string encode(const Event& e) {
-  Writer w;
+  std::string w;
   auto kind = static_cast<std::size_t>(e.kind);
-  w.put("kind", kind < kEventKinds.size() ? kEventKinds[kind] : "unknown");
-  if (e.kind == Event::Kind::Exited || e.kind == Event::Kind::Abort) w.putInt("code", e.code);
-  if (e.kind == Event::Kind::Signal) w.putInt("signal", e.signal);
-  if (e.kind == Event::Kind::Breakpoint) w.putInt("id", e.id);
-  if (e.kind == Event::Kind::Breakpoint || e.kind == Event::Kind::Stopped) w.put("where", e.where);
-  if (!e.text.empty()) w.put("text", e.text);
-  return w.take();
+  put(w, "kind", kind < kEventKinds.size() ? kEventKinds[kind] : "unknown");
+  if (e.kind == Event::Kind::Exited || e.kind == Event::Kind::Abort) putInt(w, "code", e.code);
+  if (e.kind == Event::Kind::Signal) putInt(w, "signal", e.signal);
+  if (e.kind == Event::Kind::Breakpoint) putInt(w, "id", e.id);
+  if (e.kind == Event::Kind::Breakpoint || e.kind == Event::Kind::Stopped) put(w, "where", e.where);
+  if (!e.text.empty()) put(w, "text", e.text);
+  return w;
 }
 
 Expected<Event> decodeEvent(std::string_view text) {

@@ -59,7 +59,7 @@ TEST_CASE("malformed breakpoint records", "[ccs][control]") {
       {"id=1\nid=2\n", "bad breakpoint: duplicate key 'id' in record"},
       {"id=1\nkind=mpi\ntarget=MPI_Send\ncondition=a\\q\nhit=0\nenabled=1\n",
        "bad breakpoint: bad escape in value of key 'condition'"},
-      {"garbage\n", "bad breakpoint: malformed record line 'garbage'"},
+      {"garbage\n", "bad breakpoint: malformed record line 'garbage': no '='"},
   };
   for (const Row& row : rows) {
     INFO(row.text);
