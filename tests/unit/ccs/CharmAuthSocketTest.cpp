@@ -39,13 +39,7 @@ CharmRandomSource scripted(std::deque<std::uint32_t> values) {
 /// Connects to `port`, sends `bytes`, half-closes nothing, and reads until
 /// the server closes (at most 5 s).
 Bytes exchange(std::uint16_t port, const Bytes& bytes) {
-  mpidbg::ScopedFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  REQUIRE(fd.valid());
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  mpidbg::ScopedFd fd = rawConnect(Endpoint{"127.0.0.1", port});
   REQUIRE(::send(fd.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size()));
   Bytes got;
   const auto deadline = std::chrono::steady_clock::now() + 5s;

@@ -3,6 +3,10 @@
 // A Server driven by its own thread (pollOnce in a loop until stopped), with
 // its log lines collected; shared by the TLS, Connection and async tests.
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
@@ -12,6 +16,7 @@
 #include <vector>
 
 #include "ccs/Server.hpp"
+#include "mpidbg/ScopedFd.hpp"
 
 namespace mpidbg::ccs::test {
 
@@ -91,6 +96,18 @@ inline Request request(std::string handler, Bytes data = {}, std::int32_t pe = 0
 }
 
 inline Bytes bytes(std::string_view text) { return Bytes(text.begin(), text.end()); }
+
+/// A raw blocking TCP connection to `endpoint` (IPv4 loopback), for tests
+/// that send bytes no client would.
+inline mpidbg::ScopedFd rawConnect(const Endpoint& endpoint) {
+  mpidbg::ScopedFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(endpoint.port);
+  ::inet_pton(AF_INET, endpoint.host.c_str(), &address.sin_addr);
+  REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  return fd;
+}
 
 /// A 32-byte session key derived from `seed` (tests only).
 inline Bytes testKey(std::uint8_t seed) {

@@ -13,6 +13,8 @@
 #include "ccs/Client.hpp"
 #include "ccs/Server.hpp"
 
+#include "ServerHarness.hpp"
+
 using namespace mpidbg::ccs;
 using namespace std::chrono_literals;
 using Bytes = std::vector<std::uint8_t>;
@@ -74,17 +76,6 @@ Request request(std::string handler, Bytes data = {}, std::int32_t pe = 0) {
   r.handler = std::move(handler);
   r.data = std::move(data);
   return r;
-}
-
-/// A raw blocking TCP connection to `endpoint` (IPv4 loopback).
-mpidbg::ScopedFd rawConnect(const Endpoint& endpoint) {
-  mpidbg::ScopedFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(endpoint.port);
-  ::inet_pton(AF_INET, endpoint.host.c_str(), &address.sin_addr);
-  REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
-  return fd;
 }
 
 void sendBytes(int fd, const Bytes& bytes) {
@@ -168,7 +159,7 @@ TEST_CASE("a stalled partial header does not delay other clients", "[ccs][server
   TestServer t(options);
   t.start();
   // Ten bytes of a ccs_getinfo header, as in capture 09f, then silence.
-  mpidbg::ScopedFd stalled = rawConnect(t.server->endpoint());
+  mpidbg::ScopedFd stalled = test::rawConnect(t.server->endpoint());
   sendBytes(stalled.get(), Bytes{0, 0, 0, 0, 0, 0, 0, 0, 'c', 'c'});
 
   auto started = std::chrono::steady_clock::now();
@@ -189,7 +180,7 @@ TEST_CASE("a stalled partial header does not delay other clients", "[ccs][server
 TEST_CASE("a malformed stream closes only its own connection", "[ccs][server]") {
   TestServer t;
   t.start();
-  mpidbg::ScopedFd bad = rawConnect(t.server->endpoint());
+  mpidbg::ScopedFd bad = test::rawConnect(t.server->endpoint());
   sendBytes(bad.get(), Bytes{'G', 'E', 'T', ' '});
   bool closed = false;
   CHECK(readFor(bad.get(), 2000ms, closed).empty());
@@ -204,7 +195,7 @@ TEST_CASE("persistent mode serves two requests on one connection", "[ccs][server
   options.persistent = true;
   TestServer t(options);
   t.start();
-  mpidbg::ScopedFd fd = rawConnect(t.server->endpoint());
+  mpidbg::ScopedFd fd = test::rawConnect(t.server->endpoint());
   auto a = encodeRequest(request("echo", {1, 2}));
   auto b = encodeRequest(request("echo", {3}));
   REQUIRE((a && b));
@@ -224,7 +215,7 @@ TEST_CASE("persistent mode serves two requests on one connection", "[ccs][server
 
 TEST_CASE("plain mode closes after one reply", "[ccs][server]") {
   TestServer t;
-  mpidbg::ScopedFd fd = rawConnect(t.server->endpoint());
+  mpidbg::ScopedFd fd = test::rawConnect(t.server->endpoint());
   auto a = encodeRequest(request("echo", {4}));
   REQUIRE(a.has_value());
   sendBytes(fd.get(), *a);
@@ -238,7 +229,7 @@ TEST_CASE("plain mode closes after one reply", "[ccs][server]") {
 
 TEST_CASE("a handler with no reply leaves the connection open and silent", "[ccs][server]") {
   TestServer t;
-  mpidbg::ScopedFd fd = rawConnect(t.server->endpoint());
+  mpidbg::ScopedFd fd = test::rawConnect(t.server->endpoint());
   auto a = encodeRequest(request("silent", {0}));
   REQUIRE(a.has_value());
   sendBytes(fd.get(), *a);

@@ -16,17 +16,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-/// Connects a raw TCP socket to `endpoint` (IPv4 loopback).
-mpidbg::ScopedFd rawConnect(const Endpoint& endpoint) {
-  mpidbg::ScopedFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(endpoint.port);
-  ::inet_pton(AF_INET, endpoint.host.c_str(), &address.sin_addr);
-  REQUIRE(::connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
-  return fd;
-}
-
 /// True when the peer closes `fd` within `wait` (bytes before the close are ignored).
 bool closedWithin(int fd, std::chrono::milliseconds wait) {
   auto deadline = std::chrono::steady_clock::now() + wait;
