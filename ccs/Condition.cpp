@@ -2,6 +2,8 @@
 // the call descriptions shown in breakpoint events (grammar in Condition.hpp).
 #include "ccs/Condition.hpp"
 
+#include "ccs/TextRecord.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -70,13 +72,8 @@ std::size_t distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-std::string printable(std::string_view text) {
-  constexpr std::size_t kMax = 40;
-  std::string out(text.substr(0, kMax));
-  for (char& ch : out)
-    if (static_cast<unsigned char>(ch) < 0x20 || static_cast<unsigned char>(ch) >= 0x7f) ch = '?';
-  return text.size() > kMax ? out + "..." : out;
-}
+/// A token or name as it may appear in an error message (40 characters at most).
+std::string printable(std::string_view text) { return proto::shorten(text, 40); }
 
 std::string fieldList(FieldSet fields) {
   std::string out;

@@ -3,12 +3,11 @@
 
 namespace mpidbg::ccs::proto {
 
-std::string shorten(std::string_view text) {
-  constexpr std::size_t kMax = 60;
-  std::string out(text.substr(0, kMax));
+std::string shorten(std::string_view text, std::size_t maxChars) {
+  std::string out(text.substr(0, maxChars));
   for (char& ch : out)
     if (static_cast<unsigned char>(ch) < 0x20 || static_cast<unsigned char>(ch) >= 0x7f) ch = '?';
-  return text.size() > kMax ? out + "..." : out;
+  return text.size() > maxChars ? out + "..." : out;
 }
 
 void put(std::string& out, std::string_view key, std::string_view value) {

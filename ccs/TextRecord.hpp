@@ -18,9 +18,9 @@ namespace mpidbg::ccs::proto {
 /// The line that separates records.
 inline constexpr std::string_view kRecordSeparator = "--";
 
-/// At most 60 characters of `text` for an error message, non-printable bytes
-/// shown as '?', "..." when cut.
-std::string shorten(std::string_view text);
+/// At most `maxChars` characters of `text` for an error message,
+/// non-printable bytes shown as '?', "..." when cut.
+std::string shorten(std::string_view text, std::size_t maxChars = 60);
 
 /// Appends the line `key=<escaped value>` to `out`.
 void put(std::string& out, std::string_view key, std::string_view value);
