@@ -1,0 +1,101 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ccs/RankProtocol.hpp"
+#include "mpidbg/Error.hpp"
+
+namespace mpidbg::ccs::proto {
+
+/// The message-queue and collective state of one rank: what the hang verdict
+/// (debugger/core) works from. Two sources fill it: the runtime's CCS handler
+/// kQueuesHandler (a live rank whose helper thread answers), and the mqs host
+/// reading the runtime's exported state through a message-queue DLL (a rank
+/// held by gdb, stopped, or a core file). Text encoding as in RankProtocol.hpp
+/// (key=value lines, `--` between records).
+
+/// Queue state of the rank (no data) -> one RankQueues encoding.
+inline constexpr std::string_view kQueuesHandler = "mpidbg/queues";
+
+/// Where the rank is in MPI's life (StateLayout.h enum mpidbg_phase).
+enum class MpiPhase : std::uint8_t { NotInitialized, Running, Finalizing, Finalized };
+/// "not-initialized", "running", "finalizing", "finalized".
+std::string_view phaseName(MpiPhase p);
+
+/// One pending operation: a nonblocking request the rank has issued and not
+/// yet completed, or the blocking call it is inside (blocking = true).
+struct PendingOp {
+  enum class Kind : std::uint8_t { Send, Recv, Collective };
+  Kind kind = Kind::Send;
+  std::string function;         ///< "MPI_Isend", "MPI_Recv", "MPI_Iallreduce", ...
+  bool blocking = false;        ///< the blocking call the rank is inside now
+  bool persistent = false;      ///< made by MPI_*_init
+  bool active = true;           ///< started (false: persistent, never started / not restarted)
+  bool waited = false;          ///< the rank is inside an MPI_Wait*/Test* on it
+  bool synchronous = false;     ///< completes only when matched (Ssend, Issend)
+  std::uint64_t request = 0;    ///< MPI_Request handle value; 0 for blocking calls
+  std::uint64_t comm = 0;       ///< communicator handle value
+  std::int32_t peer = -1;       ///< rank in comm: dest/source/root; -1 any source (or none), -2 MPI_PROC_NULL
+  std::int32_t tag = -1;        ///< -1 = MPI_ANY_TAG (or no tag)
+  std::int64_t count = -1;      ///< elements; -1 unknown
+  std::int64_t bytes = -1;      ///< -1 unknown
+  std::uint64_t buffer = 0;     ///< buffer address in the rank
+  std::int32_t collClass = -1;  ///< CollClass of a collective, else -1
+  std::uint64_t collCall = 0;   ///< per-class call number of a collective
+  std::uint64_t collSeq = 0;    ///< the communicator's collective sequence number
+};
+
+/// "send", "recv", "collective".
+std::string_view opKindName(PendingOp::Kind k);
+
+/// One collective call in a rank's recent history.
+struct CollRecord {
+  std::uint64_t comm = 0;       ///< communicator handle value
+  std::uint64_t seq = 0;        ///< 1-based position in the communicator's collective sequence
+  std::string function;         ///< "MPI_Bcast", "MPI_Comm_split", "MPI_Ibarrier", ...
+  std::int32_t root = -1;       ///< -1 when unrooted
+  std::int64_t count = -1;      ///< elements; -1 when not one number
+};
+
+/// One communicator as this rank sees it.
+struct CommQueues {
+  CommState state;                  ///< handle, size, local rank, name, per-class counts and active flags
+  std::vector<std::int32_t> worldRanks;  ///< world rank of each local rank (empty if unknown)
+  std::uint64_t collSeq = 0;        ///< collective calls issued on it (all classes)
+  std::vector<PendingOp> sends;     ///< pending sends (nonblocking and the blocking one)
+  std::vector<PendingOp> recvs;     ///< pending receives
+  std::vector<PendingOp> unexpected;  ///< unexpected messages, where the source knows them
+  std::vector<PendingOp> collectives; ///< pending nonblocking collectives
+};
+
+/// Everything the verdict needs from one rank.
+struct RankQueues {
+  std::int32_t worldRank = -1;
+  MpiPhase phase = MpiPhase::Running;
+  std::optional<MpiCall> call;      ///< the call the rank is inside, if any
+  /// Requests named by the MPI_Wait*/Test* the rank is inside (handle values,
+  /// MPI_REQUEST_NULL entries left out); empty otherwise.
+  std::vector<std::uint64_t> waitingOn;
+  std::vector<CommQueues> comms;
+  std::vector<CollRecord> history;  ///< recent collectives, oldest first
+  /// Top stack frames, innermost first, where the source had them ("solve() at
+  /// solver.c:88"); empty otherwise.
+  std::vector<std::string> frames;
+  /// How this state was read: "ccs", "mqs:<dll>", "core:<file>".
+  std::string source;
+  /// Set when the rank could not be read; then only worldRank is meaningful.
+  std::string error;
+};
+
+/// One RankQueues as text; decodeRankQueues reads it back exactly.
+std::string encode(const RankQueues& q);
+Expected<RankQueues> decodeRankQueues(std::string_view text);
+/// Several RankQueues (a merged broadcast reply: each ends with `==` line).
+Expected<std::vector<RankQueues>> decodeRankQueuesList(std::string_view text);
+
+}  // namespace mpidbg::ccs::proto
