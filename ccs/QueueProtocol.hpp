@@ -93,9 +93,48 @@ struct RankQueues {
 };
 
 /// One RankQueues as text; decodeRankQueues reads it back exactly.
+///
+/// The encoding is ONE record of `key=value` lines (RankProtocol.hpp escaping)
+/// whose nested lists use indexed key prefixes, followed by a terminator line
+/// `==` (so replies of many ranks concatenate; no `--` line occurs inside):
+///
+///     world=3                       worldRank
+///     phase=running                 phaseName()
+///     source=ccs
+///     error=...                     only when set
+///     call.function=MPI_Recv ...    the call.* keys of RankStatus, when set
+///     waiting=0xac000001,0xac000003 waitingOn, hex, comma-separated (may be empty)
+///     frames=2                      then frame.0=..., frame.1=...
+///     history=N                     then per record i: hist.i.comm, hist.i.seq,
+///                                   hist.i.function, hist.i.root, hist.i.count
+///     comms=N                       then per communicator i, with P = "comm.i.":
+///       P + the CommState keys of kCollectivesHandler (handle, root, world,
+///         size, rank, name, counts, active),
+///       P.worldranks=0,2,4 (may be empty), P.collseq=7,
+///       P.sends=N, P.recvs=N, P.unexpected=N, P.collectives=N, and per
+///       operation j of list L (send, recv, unexpected, coll), with
+///       Q = P + L + ".j.": Q.kind (opKindName), Q.function, Q.blocking,
+///       Q.persistent, Q.active, Q.waited, Q.sync (0/1), Q.request, Q.comm,
+///       Q.peer, Q.tag, Q.count, Q.bytes, Q.buffer, Q.class, Q.collcall,
+///       Q.collseq
+///     ==
+///
+/// Every key above is required except error and call.*; unknown keys are
+/// ignored. List lengths are bounded (kMaxQueueListLength).
 std::string encode(const RankQueues& q);
+/// One encoding, with or without its `==` line. Errors ("bad rank queues:
+/// ...") name the missing or malformed key, an unknown phase or kind, a
+/// list longer than kMaxQueueListLength, or a second record.
 Expected<RankQueues> decodeRankQueues(std::string_view text);
 /// Several RankQueues (a merged broadcast reply: each ends with `==` line).
+/// Text after the last `==` (other than blank lines) is an error: a reply cut
+/// short. Errors name the 0-based encoding ("bad rank queues 2: ...").
 Expected<std::vector<RankQueues>> decodeRankQueuesList(std::string_view text);
+
+/// The terminator line of one RankQueues encoding.
+inline constexpr std::string_view kQueuesTerminator = "==";
+/// Most elements a decoded list (frames, history, communicators, operations,
+/// world ranks, waited requests) may claim.
+inline constexpr std::size_t kMaxQueueListLength = 1u << 20;
 
 }  // namespace mpidbg::ccs::proto

@@ -87,19 +87,39 @@ std::string encode(const RankStatus& s) {
   put(w, "state", stateName(s.state));
   putInt(w, "mpicalls", s.mpiCalls);
   if (!s.stop.empty()) put(w, "stop", s.stop);
-  if (s.call) {
-    const MpiCall& c = *s.call;
-    put(w, "call.function", c.function);
-    put(w, "call.peerrole", c.peerRole);
-    putInt(w, "call.peer", c.peer);
-    if (c.hasTag) putInt(w, "call.tag", c.tag);
-    putInt(w, "call.comm", c.comm);
-    put(w, "call.commname", c.commName);
-    putInt(w, "call.collcall", c.collCall);
-    putInt(w, "call.elapsedus", c.elapsedUs);
-    putInt(w, "call.seq", c.seq);
-  }
+  if (s.call) appendCall(w, *s.call);
   return w;
+}
+
+void appendCall(std::string& w, const MpiCall& c) {
+  put(w, "call.function", c.function);
+  put(w, "call.peerrole", c.peerRole);
+  putInt(w, "call.peer", c.peer);
+  if (c.hasTag) putInt(w, "call.tag", c.tag);
+  putInt(w, "call.comm", c.comm);
+  put(w, "call.commname", c.commName);
+  putInt(w, "call.collcall", c.collCall);
+  putInt(w, "call.elapsedus", c.elapsedUs);
+  putInt(w, "call.seq", c.seq);
+}
+
+Expected<std::optional<MpiCall>> callFrom(const Record& r) {
+  const std::string prefix;
+  if (!r.has("call.function")) return std::optional<MpiCall>{};
+  MpiCall c;
+  MPIDBG_TRY_ASSIGN(c.function, r.text("call.function"));
+  MPIDBG_TRY_ASSIGN(c.peerRole, r.text("call.peerrole"));
+  MPIDBG_TRY_ASSIGN(c.peer, r.integer<std::int32_t>("call.peer"));
+  if (r.has("call.tag")) {
+    c.hasTag = true;
+    MPIDBG_TRY_ASSIGN(c.tag, r.integer<std::int32_t>("call.tag"));
+  }
+  MPIDBG_TRY_ASSIGN(c.comm, r.integer<std::uint64_t>("call.comm"));
+  MPIDBG_TRY_ASSIGN(c.commName, r.text("call.commname"));
+  MPIDBG_TRY_ASSIGN(c.collCall, r.integer<std::uint64_t>("call.collcall"));
+  MPIDBG_TRY_ASSIGN(c.elapsedUs, r.integer<std::uint64_t>("call.elapsedus"));
+  MPIDBG_TRY_ASSIGN(c.seq, r.integer<std::uint64_t>("call.seq"));
+  return std::optional<MpiCall>(std::move(c));
 }
 
 namespace {
@@ -116,22 +136,7 @@ Expected<RankStatus> rankStatusFrom(const Record& r) {
   s.state = static_cast<RankState>(stateIndex);
   MPIDBG_TRY_ASSIGN(s.mpiCalls, r.integer<std::uint64_t>("mpicalls"));
   s.stop = r.text("stop", "");
-  if (r.has("call.function")) {
-    MpiCall c;
-    MPIDBG_TRY_ASSIGN(c.function, r.text("call.function"));
-    MPIDBG_TRY_ASSIGN(c.peerRole, r.text("call.peerrole"));
-    MPIDBG_TRY_ASSIGN(c.peer, r.integer<std::int32_t>("call.peer"));
-    if (r.has("call.tag")) {
-      c.hasTag = true;
-      MPIDBG_TRY_ASSIGN(c.tag, r.integer<std::int32_t>("call.tag"));
-    }
-    MPIDBG_TRY_ASSIGN(c.comm, r.integer<std::uint64_t>("call.comm"));
-    MPIDBG_TRY_ASSIGN(c.commName, r.text("call.commname"));
-    MPIDBG_TRY_ASSIGN(c.collCall, r.integer<std::uint64_t>("call.collcall"));
-    MPIDBG_TRY_ASSIGN(c.elapsedUs, r.integer<std::uint64_t>("call.elapsedus"));
-    MPIDBG_TRY_ASSIGN(c.seq, r.integer<std::uint64_t>("call.seq"));
-    s.call = std::move(c);
-  }
+  MPIDBG_TRY_ASSIGN(s.call, callFrom(r));
   return s;
 }
 
@@ -158,21 +163,47 @@ Expected<std::vector<RankStatus>> decodeRankStatuses(std::string_view text) {
 
 // ---- CommState ----
 
+void appendCommState(std::string& w, std::string_view keyPrefix, const CommState& c) {
+  const std::string p(keyPrefix);
+  putInt(w, p + "handle", c.handle);
+  putInt(w, p + "root", c.rootWorldRank);
+  if (c.worldRank >= 0) putInt(w, p + "world", c.worldRank);
+  putInt(w, p + "size", c.size);
+  putInt(w, p + "rank", c.localRank);
+  put(w, p + "name", c.name);
+  put(w, p + "counts", joinCounts(c.counts));
+  put(w, p + "active", joinFlags(c.active));
+}
+
+Expected<CommState> commStateFrom(const Record& r, std::string_view keyPrefix) {
+  const std::string prefix;
+  const std::string p(keyPrefix);
+  CommState c;
+  MPIDBG_TRY_ASSIGN(c.handle, r.integer<std::uint64_t>(p + "handle"));
+  MPIDBG_TRY_ASSIGN(c.rootWorldRank, r.integer<std::int32_t>(p + "root"));
+  if (r.has(p + "world")) MPIDBG_TRY_ASSIGN(c.worldRank, r.integer<std::int32_t>(p + "world"));
+  MPIDBG_TRY_ASSIGN(c.size, r.integer<std::int32_t>(p + "size"));
+  MPIDBG_TRY_ASSIGN(c.localRank, r.integer<std::int32_t>(p + "rank"));
+  MPIDBG_TRY_ASSIGN(c.name, r.text(p + "name"));
+  std::string counts;
+  MPIDBG_TRY_ASSIGN(counts, r.text(p + "counts"));
+  MPIDBG_TRY_ASSIGN(c.counts, splitList<std::uint64_t>(p + "counts", counts));
+  std::string active;
+  MPIDBG_TRY_ASSIGN(active, r.text(p + "active"));
+  std::array<std::uint8_t, kCollClassCount> flags{};
+  MPIDBG_TRY_ASSIGN(flags, splitList<std::uint8_t>(p + "active", active));
+  for (std::size_t k = 0; k < kCollClassCount; ++k) {
+    if (flags[k] > 1) return fail("key '" + p + "active' values must be 0 or 1");
+    c.active[k] = flags[k] == 1;
+  }
+  return c;
+}
+
 std::string encode(std::span<const CommState> states) {
   std::string out;
   for (std::size_t i = 0; i < states.size(); ++i) {
-    const CommState& c = states[i];
     if (i > 0) out += "--\n";
-    std::string w;
-    putInt(w, "handle", c.handle);
-    putInt(w, "root", c.rootWorldRank);
-    if (c.worldRank >= 0) putInt(w, "world", c.worldRank);
-    putInt(w, "size", c.size);
-    putInt(w, "rank", c.localRank);
-    put(w, "name", c.name);
-    put(w, "counts", joinCounts(c.counts));
-    put(w, "active", joinFlags(c.active));
-    out += w;
+    appendCommState(out, "", states[i]);
   }
   return out;
 }
@@ -184,25 +215,8 @@ Expected<std::vector<CommState>> decodeCommStates(std::string_view text) {
   states.reserve(records->size());
   for (std::size_t i = 0; i < records->size(); ++i) {
     const std::string prefix = "bad communicator state record " + std::to_string(i) + ": ";
-    const Record& r = (*records)[i];
     CommState c;
-    MPIDBG_TRY_ASSIGN(c.handle, r.integer<std::uint64_t>("handle"));
-    MPIDBG_TRY_ASSIGN(c.rootWorldRank, r.integer<std::int32_t>("root"));
-    if (r.has("world")) MPIDBG_TRY_ASSIGN(c.worldRank, r.integer<std::int32_t>("world"));
-    MPIDBG_TRY_ASSIGN(c.size, r.integer<std::int32_t>("size"));
-    MPIDBG_TRY_ASSIGN(c.localRank, r.integer<std::int32_t>("rank"));
-    MPIDBG_TRY_ASSIGN(c.name, r.text("name"));
-    std::string counts;
-    MPIDBG_TRY_ASSIGN(counts, r.text("counts"));
-    MPIDBG_TRY_ASSIGN(c.counts, splitList<std::uint64_t>("counts", counts));
-    std::string active;
-    MPIDBG_TRY_ASSIGN(active, r.text("active"));
-    std::array<std::uint8_t, kCollClassCount> flags{};
-    MPIDBG_TRY_ASSIGN(flags, splitList<std::uint8_t>("active", active));
-    for (std::size_t k = 0; k < kCollClassCount; ++k) {
-      if (flags[k] > 1) return fail(prefix + "key 'active' values must be 0 or 1");
-      c.active[k] = flags[k] == 1;
-    }
+    MPIDBG_TRY_ASSIGN(c, commStateFrom((*records)[i], ""));
     states.push_back(std::move(c));
   }
   return states;

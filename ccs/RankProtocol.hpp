@@ -157,4 +157,21 @@ Expected<Registration> decodeRegistration(std::string_view text);
 std::string encode(const Event& e);
 Expected<Event> decodeEvent(std::string_view text);
 
+// ---- Building blocks for other ccs protocols (ccs/QueueProtocol.hpp) ----
+class Record;  // ccs/TextRecord.hpp, internal to the ccs library
+
+/// Appends the `call.*` lines of `c` (the keys RankStatus uses: call.function,
+/// call.peerrole, call.peer, call.tag when it has one, call.comm,
+/// call.commname, call.collcall, call.elapsedus, call.seq) to `out`.
+void appendCall(std::string& out, const MpiCall& c);
+/// The call of a record holding appendCall's keys; std::nullopt when it has
+/// no `call.function`. Errors name the missing or malformed key.
+Expected<std::optional<MpiCall>> callFrom(const Record& r);
+/// Appends the lines of one CommState with every key prefixed by `keyPrefix`
+/// (keys handle, root, world when >= 0, size, rank, name, counts, active;
+/// kCollectivesHandler replies use an empty prefix).
+void appendCommState(std::string& out, std::string_view keyPrefix, const CommState& c);
+/// Reads back appendCommState's keys under `keyPrefix`. Errors name the key.
+Expected<CommState> commStateFrom(const Record& r, std::string_view keyPrefix);
+
 }  // namespace mpidbg::ccs::proto

@@ -88,10 +88,46 @@ class CallScope {
 
   /// A collective of class `function` (Barrier..Scatterv) on `comm`; `root`
   /// for rooted collectives (PeerRole::Root), else pass role None; `count`
-  /// the element count a condition sees (-1 if none).
+  /// the element count a condition sees (-1 if none). Counts the entry (the
+  /// exit when the scope ends), the communicator's collSeq and one history
+  /// record.
   static CallScope collective(MpiFunction function, MPI_Comm comm, PeerRole role = PeerRole::None,
                               int root = 0, int count = -1) noexcept {
-    return CallScope(CollectiveTag{}, function, comm, role, root, count);
+    return CallScope(CollectiveTag{}, function,
+                     static_cast<int>(function) - static_cast<int>(MpiFunction::Barrier), true, comm, role, root,
+                     count, nullptr);
+  }
+
+  /// What issuing a nonblocking collective counted (issue()).
+  struct Issued {
+    CommRecord* comm = nullptr;    ///< nullptr: nothing counted (inert, nested, unregistered)
+    std::uint32_t generation = 0;  ///< comm->generation at issue
+    std::uint64_t collCall = 0;    ///< the per-class call number
+    std::uint64_t collSeq = 0;     ///< the communicator's collSeq of this call
+  };
+
+  /// A nonblocking collective `function` of class `collClass` on `comm`
+  /// (role/root/count as for collective()): counts the entry, collSeq and a
+  /// history record, but not the exit; the caller records the request so
+  /// that its completion counts the exit (OpTable::complete), or counts it
+  /// at once when it cannot. `out` receives what was counted.
+  static CallScope issue(MpiFunction function, ccs::proto::CollClass collClass, MPI_Comm comm, PeerRole role,
+                         int root, int count, Issued& out) noexcept {
+    return CallScope(CollectiveTag{}, function, static_cast<int>(collClass), false, comm, role, root, count, &out);
+  }
+
+  /// A communicator constructor (MPI_Comm_dup/split/create) on parent
+  /// `comm`: a collective on it, counted in its collSeq and the history but
+  /// in no class.
+  static CallScope commConstructor(MpiFunction function, MPI_Comm comm) noexcept {
+    return CallScope(CollectiveTag{}, function, -1, false, comm, PeerRole::None, 0, -1, nullptr);
+  }
+
+  /// An MPI_Wait*/MPI_Test* on the `count` requests at `requests`: the array
+  /// is published with the call record (readers see what the rank waits
+  /// on). Use through WaitScope, which withdraws the array again.
+  static CallScope waiting(MpiFunction function, const MPI_Request* requests, int count) noexcept {
+    return CallScope(WaitingTag{}, function, requests, count);
   }
 
   ~CallScope() {
@@ -105,10 +141,22 @@ class CallScope {
   CallScope(const CallScope&) = delete;
   CallScope& operator=(const CallScope&) = delete;
 
+  /// True when this is the outermost interposed call of an attached runtime:
+  /// only then does a wrapper record operations.
+  bool outermost() const noexcept { return outermost_; }
+  /// True when this call owns the current-call record.
+  bool recorded() const noexcept { return recorded_; }
+  /// The attached runtime, or nullptr (inert).
+  Runtime* runtime() const noexcept { return rt_; }
+
  private:
   struct CollectiveTag {};
+  struct WaitingTag {};
 
-  CallScope(CollectiveTag, MpiFunction function, MPI_Comm comm, PeerRole role, int root, int count) noexcept
+  /// collClass -1: no class counters (communicator constructors);
+  /// `countExit`: the scope's end counts the exit (blocking collectives).
+  CallScope(CollectiveTag, MpiFunction function, int collClass, bool countExit, MPI_Comm comm, PeerRole role,
+            int root, int count, Issued* out) noexcept
       : rt_(Runtime::attached()) {
     if (!rt_) return;
     if (tCallDepth++ > 0) return;
@@ -118,10 +166,34 @@ class CallScope {
     call.peerRole = role;
     call.peer = role == PeerRole::None ? 0 : root;
     call.comm = commKey(comm);
-    collClass_ = static_cast<std::size_t>(function) - static_cast<std::size_t>(MpiFunction::Barrier);
-    comm_ = cachedComm(rt_->comms(), comm);
-    if (comm_) call.collCall = comm_->entries[collClass_].fetch_add(1, std::memory_order_relaxed) + 1;
+    if (CommRecord* record = cachedComm(rt_->comms(), comm)) {
+      const std::uint64_t collSeq = record->collSeq.fetch_add(1, std::memory_order_relaxed) + 1;
+      if (collClass >= 0) {
+        const auto c = static_cast<std::size_t>(collClass);
+        call.collCall = record->entries[c].fetch_add(1, std::memory_order_relaxed) + 1;
+        if (countExit) {
+          comm_ = record;
+          collClass_ = c;
+        }
+      }
+      rt_->history().append(call.comm, collSeq, function, role == PeerRole::Root ? root : -1, count);
+      if (out) *out = Issued{record, record->generation.load(std::memory_order_relaxed), call.collCall, collSeq};
+    }
     begin(call, count, MPI_PROC_NULL);
+  }
+
+  CallScope(WaitingTag, MpiFunction function, const MPI_Request* requests, int count) noexcept
+      : rt_(Runtime::attached()) {
+    if (!rt_) return;
+    if (tCallDepth++ > 0) return;
+    outermost_ = true;
+    MpiCallRecord call;
+    call.function = function;
+    call.seq = rt_->countCall();
+    call.entryNs = monotonicNow();
+    recorded_ = rt_->currentCall().beginWaiting(call, requests, count);
+    if (controlArmed()) [[unlikely]]
+      reachMpiSafePoint(*rt_, call, count, MPI_PROC_NULL);
   }
 
   void begin(MpiCallRecord& call, int count, int sendDest) noexcept {
@@ -137,6 +209,29 @@ class CallScope {
   std::size_t collClass_ = 0;
   bool outermost_ = false;
   bool recorded_ = false;
+};
+
+/// The scope of an MPI_Wait*/MPI_Test* call (CallScope::waiting): withdraws
+/// the published request array before the call record ends.
+class WaitScope {
+ public:
+  WaitScope(MpiFunction function, const MPI_Request* requests, int count) noexcept
+      : scope_(CallScope::waiting(function, requests, count)) {}
+  ~WaitScope() {
+    if (scope_.recorded()) scope_.runtime()->currentCall().clearRequests();
+  }
+  WaitScope(const WaitScope&) = delete;
+  WaitScope& operator=(const WaitScope&) = delete;
+
+  /// The runtime when this call should track operations (attached,
+  /// outermost, something recorded), else nullptr.
+  Runtime* tracking() const noexcept {
+    Runtime* rt = scope_.runtime();
+    return scope_.outermost() && !rt->ops().empty() ? rt : nullptr;
+  }
+
+ private:
+  CallScope scope_;
 };
 
 }  // namespace mpidbg::rt

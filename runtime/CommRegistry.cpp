@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <cstring>
+#include <limits>
+#include <new>
 
 namespace mpidbg::rt {
 
@@ -52,10 +54,20 @@ CommInfo describeComm(MPI_Comm comm) noexcept {
   if (PMPI_Comm_group(comm, &group) != MPI_SUCCESS) return info;
   MPI_Group world = MPI_GROUP_NULL;
   if (PMPI_Comm_group(MPI_COMM_WORLD, &world) == MPI_SUCCESS) {
-    const int zero = 0;
-    int out = MPI_UNDEFINED;
-    if (PMPI_Group_translate_ranks(group, 1, &zero, world, &out) == MPI_SUCCESS)
-      info.rootWorldRank = out == MPI_UNDEFINED ? -1 : out;
+    try {
+      const int n = info.size > 0 ? info.size : 0;
+      std::vector<int> local(static_cast<std::size_t>(n));
+      std::vector<int> out(static_cast<std::size_t>(n), MPI_UNDEFINED);
+      for (int i = 0; i < n; ++i) local[static_cast<std::size_t>(i)] = i;
+      if (n > 0 && PMPI_Group_translate_ranks(group, n, local.data(), world, out.data()) == MPI_SUCCESS) {
+        info.worldRanks.reserve(out.size());
+        for (int w : out) info.worldRanks.push_back(w == MPI_UNDEFINED ? -1 : w);
+        info.rootWorldRank = info.worldRanks.front();
+      }
+    } catch (...) {
+      // No memory for the rank arrays: the communicator is kept without them.
+      info.worldRanks.clear();
+    }
     PMPI_Group_free(&world);
   }
   PMPI_Group_free(&group);
@@ -115,11 +127,35 @@ CommRecord* CommRegistry::add(std::uint64_t handle, const CommInfo& info) noexce
   r.localRank.store(info.localRank, std::memory_order_relaxed);
   r.rootWorldRank.store(info.rootWorldRank, std::memory_order_relaxed);
   storeName(r, info.name);
+  storeWorldRanks(r, info.worldRanks);
+  r.collSeq.store(0, std::memory_order_relaxed);
+  r.generation.fetch_add(1, std::memory_order_relaxed);
   for (auto& c : r.entries) c.store(0, std::memory_order_relaxed);
   for (auto& c : r.exits) c.store(0, std::memory_order_relaxed);
   endWrite(r);
   r.state.store(CommRecord::Live, std::memory_order_release);
   return &r;
+}
+
+void CommRegistry::storeWorldRanks(CommRecord& r, const std::vector<std::int32_t>& ranks) noexcept {
+  if (ranks.empty() || ranks.size() > std::numeric_limits<std::uint32_t>::max() / 2) {
+    r.worldRanks.store(nullptr, std::memory_order_relaxed);
+    return;
+  }
+  if (ranks.size() > r.worldRanksCapacity) {
+    std::size_t capacity = 16;
+    while (capacity < ranks.size()) capacity *= 2;
+    auto* bigger = new (std::nothrow) std::int32_t[capacity];
+    if (!bigger) {
+      r.worldRanks.store(nullptr, std::memory_order_relaxed);
+      return;
+    }
+    // The previous array is deliberately not freed (see CommRecord::worldRanks).
+    r.worldRanksStorage = bigger;
+    r.worldRanksCapacity = static_cast<std::uint32_t>(capacity);
+  }
+  std::memcpy(r.worldRanksStorage, ranks.data(), ranks.size() * sizeof(std::int32_t));
+  r.worldRanks.store(r.worldRanksStorage, std::memory_order_relaxed);
 }
 
 CommRecord* CommRegistry::findOrRegister(MPI_Comm comm) noexcept {
@@ -159,7 +195,8 @@ void CommRegistry::rename(std::uint64_t handle, std::string_view name) noexcept 
   endWrite(*r);
 }
 
-bool CommRegistry::readRecord(const CommRecord& r, ccs::proto::CommState& out) {
+bool CommRegistry::readRecord(const CommRecord& r, ccs::proto::CommState& out, std::vector<std::int32_t>* worldRanks,
+                              std::uint64_t* collSeq) {
   const std::uint32_t before = r.version.load(std::memory_order_acquire);
   if ((before & 1u) || r.state.load(std::memory_order_relaxed) != CommRecord::Live) return false;
   out.handle = r.handle.load(std::memory_order_relaxed);
@@ -175,9 +212,20 @@ bool CommRegistry::readRecord(const CommRecord& r, ccs::proto::CommState& out) {
     out.counts[c] = entered;
     out.active[c] = entered > left;
   }
+  if (collSeq) *collSeq = r.collSeq.load(std::memory_order_relaxed);
+  const std::int32_t* ranks = r.worldRanks.load(std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_acquire);
-  return r.version.load(std::memory_order_relaxed) == before &&
-         r.state.load(std::memory_order_relaxed) == CommRecord::Live;
+  if (r.version.load(std::memory_order_relaxed) != before || r.state.load(std::memory_order_relaxed) != CommRecord::Live)
+    return false;
+  if (worldRanks) {
+    // (ranks, size) are one consistent version and arrays are never freed,
+    // so the copy stays inside the array; a rewrite shows in the version.
+    worldRanks->clear();
+    if (ranks && out.size > 0) worldRanks->assign(ranks, ranks + out.size);
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if (r.version.load(std::memory_order_relaxed) != before) return false;
+  }
+  return true;
 }
 
 std::string CommRegistry::nameOf(std::uint64_t handle) const {
@@ -201,6 +249,21 @@ std::vector<ccs::proto::CommState> CommRegistry::snapshot() const {
       ccs::proto::CommState s;
       if (readRecord(r, s)) {
         out.push_back(std::move(s));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<ccs::proto::CommQueues> CommRegistry::queueSnapshot() const {
+  std::vector<ccs::proto::CommQueues> out;
+  for (const CommRecord& r : slots_) {
+    if (r.state.load(std::memory_order_acquire) != CommRecord::Live) continue;
+    for (int attempt = 0; attempt < kReadAttempts; ++attempt) {
+      ccs::proto::CommQueues q;
+      if (readRecord(r, q.state, &q.worldRanks, &q.collSeq)) {
+        out.push_back(std::move(q));
         break;
       }
     }

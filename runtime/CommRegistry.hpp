@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ccs/QueueProtocol.hpp"
 #include "ccs/RankProtocol.hpp"
 
 namespace mpidbg::rt {
@@ -27,20 +28,25 @@ struct CommInfo {
   std::int32_t localRank = 0;
   std::int32_t rootWorldRank = -1;  ///< world rank of local rank 0; -1 if not in WORLD
   std::string_view name;            ///< at most 63 bytes are kept
+  /// World rank of each local rank (-1 for a process outside
+  /// MPI_COMM_WORLD); empty when unknown.
+  std::vector<std::int32_t> worldRanks;
 };
 
 /// Asks MPI (PMPI_* only; call on an MPI thread, never the helper thread)
-/// for the size, this rank's rank and the world rank of rank 0 of `comm`,
-/// through PMPI_Comm_group + PMPI_Group_translate_ranks (groups freed).
-/// Errors leave the corresponding fields at their defaults.
+/// for the size, this rank's rank and the world rank of every rank of `comm`
+/// (local group), through PMPI_Comm_group + PMPI_Group_translate_ranks
+/// (groups freed). Errors (or no memory) leave the corresponding fields at
+/// their defaults.
 CommInfo describeComm(MPI_Comm comm) noexcept;
 
 /// The default name of a communicator: "MPI_COMM_WORLD", "MPI_COMM_SELF", or
 /// "comm 0x%x" of the handle, written into `out` (NUL-terminated).
 void defaultCommName(MPI_Comm comm, std::array<char, 64>& out) noexcept;
 
-/// One communicator slot. Plain standard-layout record of atomics, so the
-/// helper thread (and later the mqs DLL) can read it without locks.
+/// One communicator slot (StateLayout.h type "comm"). Plain standard-layout
+/// record of atomics, so the helper thread and the mqs DLL (from outside the
+/// process) can read it without locks.
 struct CommRecord {
   enum State : std::uint32_t { Empty = 0, Filling = 1, Live = 2, Tombstone = 3 };
   /// Slot state; Live is published with a release store.
@@ -57,6 +63,28 @@ struct CommRecord {
   /// active = entries != exits. Relaxed increments on the MPI fast path.
   std::array<std::atomic<std::uint64_t>, ccs::proto::kCollClassCount> entries{};
   std::array<std::atomic<std::uint64_t>, ccs::proto::kCollClassCount> exits{};
+  /// World rank of each local rank: `size` int32 values (seqlocked with the
+  /// fields above); nullptr when unknown. The array belongs to the slot and
+  /// is NEVER freed: a re-registration of the slot rewrites it in place when
+  /// it is big enough, else installs a bigger one (capacity rounded up to a
+  /// power of two) and deliberately leaks the old one, so a reader racing
+  /// with MPI_Comm_free or a re-registration (the helper thread, or the mqs
+  /// DLL reading a live process) never touches freed memory; the seqlock
+  /// tells it to retry. The leak is bounded by twice the largest size per slot.
+  std::atomic<std::int32_t*> worldRanks{nullptr};
+  /// Collective calls issued on this communicator, every class and the
+  /// communicators made from it (MPI_Comm_dup/split/create), in issue order;
+  /// the n-th such call has sequence number n. Relaxed increments.
+  std::atomic<std::uint64_t> collSeq{0};
+  // ---- runtime-private (not in the layout table) ----
+  /// Bumped by every registration of the slot: an operation that remembers
+  /// (record, generation) can tell whether the slot still holds its
+  /// communicator.
+  std::atomic<std::uint32_t> generation{0};
+  /// The slot's world-rank array (published through worldRanks) and the
+  /// elements it can hold; writers only, under the registry mutex.
+  std::int32_t* worldRanksStorage = nullptr;
+  std::uint32_t worldRanksCapacity = 0;
 };
 
 /// The communicator registry of one rank: a fixed-capacity open-addressing
@@ -99,10 +127,22 @@ class CommRegistry {
   /// A consistent copy of every live communicator (helper thread; allocates).
   std::vector<ccs::proto::CommState> snapshot() const;
 
+  /// Like snapshot(), with each communicator's world ranks and collective
+  /// sequence number (no operations; helper thread; allocates).
+  std::vector<ccs::proto::CommQueues> queueSnapshot() const;
+
+  /// The slot array (kCapacity records): exported as root.comms.
+  const CommRecord* slots() const noexcept { return slots_.data(); }
+
  private:
   static std::size_t home(std::uint64_t handle) noexcept;
-  /// Reads the seqlocked fields of `r`; false if it changed under us or is not live.
-  static bool readRecord(const CommRecord& r, ccs::proto::CommState& out);
+  /// Reads the seqlocked fields of `r`; false if it changed under us or is
+  /// not live. With `worldRanks`, also copies the world-rank array.
+  static bool readRecord(const CommRecord& r, ccs::proto::CommState& out,
+                         std::vector<std::int32_t>* worldRanks = nullptr, std::uint64_t* collSeq = nullptr);
+  /// Stores `ranks` in the slot's array (growing it as documented at
+  /// CommRecord::worldRanks). Caller holds the mutex, inside a write section.
+  static void storeWorldRanks(CommRecord& r, const std::vector<std::int32_t>& ranks) noexcept;
 
   std::array<CommRecord, kCapacity> slots_{};
   std::mutex writers_;

@@ -1,5 +1,7 @@
 // Communicator creation, naming and freeing: keeps the communicator registry
-// in step with the application (names, sizes, world rank of rank 0).
+// in step with the application (names, sizes, world ranks). Creating a
+// communicator is a collective on its parent: counted in the parent's
+// collective sequence and the history (CallScope::commConstructor).
 #include <mpi.h>
 
 #include "CallScope.hpp"
@@ -26,21 +28,21 @@ void registerCreated(int rc, const MPI_Comm* newcomm) noexcept {
 }  // namespace
 
 MPIDBG_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
-  CallScope scope(MpiFunction::CommDup, comm);
+  auto scope = CallScope::commConstructor(MpiFunction::CommDup, comm);
   const int rc = PMPI_Comm_dup(comm, newcomm);
   registerCreated(rc, newcomm);
   return rc;
 }
 
 MPIDBG_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
-  CallScope scope(MpiFunction::CommSplit, comm);
+  auto scope = CallScope::commConstructor(MpiFunction::CommSplit, comm);
   const int rc = PMPI_Comm_split(comm, color, key, newcomm);
   registerCreated(rc, newcomm);
   return rc;
 }
 
 MPIDBG_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
-  CallScope scope(MpiFunction::CommCreate, comm);
+  auto scope = CallScope::commConstructor(MpiFunction::CommCreate, comm);
   const int rc = PMPI_Comm_create(comm, group, newcomm);
   registerCreated(rc, newcomm);
   return rc;

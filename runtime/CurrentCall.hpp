@@ -18,11 +18,32 @@ enum class MpiFunction : std::uint8_t {
   Wait, Waitall, Waitany, Waitsome,
   CommDup, CommSplit, CommCreate, CommFree,
   Finalize, Abort,
+  // Nonblocking and persistent point to point, request completion
+  // (RequestWrappers.cpp). Not breakpoint targets (ccs/Condition.cpp lists
+  // the functions above).
+  Isend, Issend, Ibsend, Irsend, Irecv,
+  SendInit, SsendInit, BsendInit, RsendInit, RecvInit,
+  Start, Startall, RequestFree,
+  Test, Testall, Testany, Testsome,
+  // Nonblocking collectives (NonblockingWrappers.cpp).
+  Ibarrier, Ibcast, Igather, Igatherv, Iscatter, Iscatterv, Iallgather, Iallgatherv,
+  Ialltoall, Ialltoallv, Ireduce, Iallreduce, IreduceScatter, IreduceScatterBlock, Iscan, Iexscan,
+  IneighborAllgather, IneighborAllgatherv, IneighborAlltoall, IneighborAlltoallv,
   Count_
 };
 
+/// Number of MpiFunction values (None included): rows of the exported name table.
+inline constexpr std::size_t kFunctionCount = static_cast<std::size_t>(MpiFunction::Count_);
+/// Bytes of one row of the exported name table, NUL included.
+inline constexpr std::size_t kFunctionNameLen = 32;
+
 /// "MPI_Barrier", "MPI_Recv", ...; empty for None or out-of-range values.
 std::string_view functionName(MpiFunction f) noexcept;
+
+/// The exported function-name table (StateLayout.h root.function_names):
+/// kFunctionCount rows of kFunctionNameLen bytes, row i the NUL-terminated
+/// functionName(i) ("" for None). Static storage.
+const char* functionNameTable() noexcept;
 
 /// Which argument MpiCallRecord::peer is.
 enum class PeerRole : std::uint8_t { None, Source, Dest, Root };
@@ -30,6 +51,15 @@ enum class PeerRole : std::uint8_t { None, Source, Dest, Root };
 /// "source", "dest", "root", or empty for None (the wire spelling of
 /// ccs/RankProtocol.hpp MpiCall::peerRole).
 std::string_view peerRoleName(PeerRole r) noexcept;
+
+/// Where the request array of the MPI_Wait*/Test* call a rank is inside
+/// lives (address in this process; count 0 when not in one), and the record
+/// version it was read at (CurrentCall::unchangedSince).
+struct WaitedRequests {
+  std::uint64_t address = 0;
+  std::int32_t count = 0;
+  std::uint32_t version = 0;
+};
 
 /// A plain copy of the call a rank is inside: what the helper thread reads.
 struct MpiCallRecord {
@@ -45,21 +75,41 @@ struct MpiCallRecord {
 };
 
 /// The one "current call" record of a rank, written by the MPI thread that
-/// claimed it and read concurrently by the helper thread. A seqlock over
-/// relaxed atomics: writers never block and never allocate; readers retry
-/// while a write is in progress. With several application threads inside MPI
-/// at once, only the first one to enter is recorded (the others fail begin()).
+/// claimed it and read concurrently by the helper thread, and from outside
+/// the process through the exported layout (StateLayout.h type "call"; the
+/// fields are fixed-width so the layout table can describe them). A seqlock
+/// over relaxed atomics: writers never block and never allocate; readers
+/// retry while a write is in progress. With several application threads
+/// inside MPI at once, only the first one to enter is recorded (the others
+/// fail begin()).
 class CurrentCall {
  public:
   /// Claims the record for the calling thread and publishes `call`. False
   /// (nothing written) when another thread holds it.
   bool begin(const MpiCallRecord& call) noexcept {
-    bool expected = false;
-    if (!owned_.compare_exchange_strong(expected, true, std::memory_order_acquire,
-                                        std::memory_order_relaxed))
-      return false;
-    write(call);
+    if (!claim()) return false;
+    write<false>(call, 0, 0);
     return true;
+  }
+
+  /// begin() for a call on an array of requests (MPI_Wait*, MPI_Test*): also
+  /// publishes the array's address and length in the same write. The owner
+  /// must call clearRequests() before end().
+  bool beginWaiting(const MpiCallRecord& call, const void* requests, std::int32_t count) noexcept {
+    if (!claim()) return false;
+    write<true>(call, reinterpret_cast<std::uintptr_t>(requests), count);
+    return true;
+  }
+
+  /// Withdraws the request array published by beginWaiting (readers see
+  /// none again); only by the owner, before end().
+  void clearRequests() noexcept {
+    const std::uint32_t s = seq_.load(std::memory_order_relaxed);
+    seq_.store(s + 1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+    requestCount_.store(0, std::memory_order_relaxed);
+    requests_.store(0, std::memory_order_relaxed);
+    seq_.store(s + 2, std::memory_order_release);
   }
 
   /// Clears the record (function None: readers see no call; the other
@@ -75,37 +125,61 @@ class CurrentCall {
   }
 
   /// A consistent copy of the record, or std::nullopt when no call is
-  /// recorded (or the writer kept it changing for every retry).
-  std::optional<MpiCallRecord> read() const noexcept;
+  /// recorded (or the writer kept it changing for every retry). With
+  /// `requests`, also the request array of the same version.
+  std::optional<MpiCallRecord> read(WaitedRequests* requests = nullptr) const noexcept;
+
+  /// True while no writer has touched the record since a read() that
+  /// reported `version` (WaitedRequests::version).
+  bool unchangedSince(std::uint32_t version) const noexcept {
+    std::atomic_thread_fence(std::memory_order_acquire);
+    return seq_.load(std::memory_order_relaxed) == version;
+  }
 
  private:
-  void write(const MpiCallRecord& c) noexcept {
+  friend struct LayoutAccess;  // ExportedState.cpp: offsets of the fields
+
+  bool claim() noexcept {
+    bool expected = false;
+    return owned_.compare_exchange_strong(expected, true, std::memory_order_acquire, std::memory_order_relaxed);
+  }
+
+  template <bool kWithRequests>
+  void write(const MpiCallRecord& c, std::uint64_t requests, std::int32_t count) noexcept {
     const std::uint32_t s = seq_.load(std::memory_order_relaxed);
     seq_.store(s + 1, std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_release);
-    function_.store(static_cast<std::uint8_t>(c.function), std::memory_order_relaxed);
-    peerRole_.store(static_cast<std::uint8_t>(c.peerRole), std::memory_order_relaxed);
-    hasTag_.store(c.hasTag, std::memory_order_relaxed);
+    function_.store(static_cast<std::uint32_t>(c.function), std::memory_order_relaxed);
+    peerRole_.store(static_cast<std::uint32_t>(c.peerRole), std::memory_order_relaxed);
+    hasTag_.store(c.hasTag ? 1u : 0u, std::memory_order_relaxed);
     peer_.store(c.peer, std::memory_order_relaxed);
     tag_.store(c.tag, std::memory_order_relaxed);
     comm_.store(c.comm, std::memory_order_relaxed);
     collCall_.store(c.collCall, std::memory_order_relaxed);
     entryNs_.store(c.entryNs, std::memory_order_relaxed);
     callSeq_.store(c.seq, std::memory_order_relaxed);
+    if constexpr (kWithRequests) {
+      requests_.store(requests, std::memory_order_relaxed);
+      requestCount_.store(count, std::memory_order_relaxed);
+    }
     seq_.store(s + 2, std::memory_order_release);
   }
 
   std::atomic<bool> owned_{false};
+  /// The seqlock word ("call.version"): odd while a writer is inside.
   std::atomic<std::uint32_t> seq_{0};
-  std::atomic<std::uint8_t> function_{0};
-  std::atomic<std::uint8_t> peerRole_{0};
-  std::atomic<bool> hasTag_{false};
+  std::atomic<std::uint32_t> function_{0};   ///< MpiFunction
+  std::atomic<std::uint32_t> peerRole_{0};   ///< PeerRole
+  std::atomic<std::uint32_t> hasTag_{0};     ///< 0 or 1
   std::atomic<std::int32_t> peer_{0};
   std::atomic<std::int32_t> tag_{0};
   std::atomic<std::uint64_t> comm_{0};
   std::atomic<std::uint64_t> collCall_{0};
   std::atomic<std::int64_t> entryNs_{0};
   std::atomic<std::uint64_t> callSeq_{0};
+  /// Address of the MPI_Wait*/Test* request array; 0 outside those calls.
+  std::atomic<std::uint64_t> requests_{0};
+  std::atomic<std::int32_t> requestCount_{0};
 };
 
 }  // namespace mpidbg::rt

@@ -8,6 +8,7 @@
 
 #include "Control.hpp"
 #include "ControlHandlers.hpp"
+#include "QueueHandler.hpp"
 #include "Runtime.hpp"
 #include "ccs/Frame.hpp"
 
@@ -35,21 +36,7 @@ proto::RankStatus status(Runtime& rt) {
   s.state = rt.state(call.has_value());
   s.stop = stopTextOf(rt);
   if (!s.stop.empty()) s.state = proto::RankState::Frozen;
-  if (call) {
-    proto::MpiCall m;
-    m.function = std::string(functionName(call->function));
-    m.peerRole = std::string(peerRoleName(call->peerRole));
-    m.peer = call->peer;
-    m.hasTag = call->hasTag;
-    m.tag = call->tag;
-    m.comm = call->comm;
-    if (call->comm != 0) m.commName = rt.comms().nameOf(call->comm);
-    m.collCall = call->collCall;
-    const std::int64_t elapsed = monotonicNs() - call->entryNs;
-    m.elapsedUs = elapsed > 0 ? static_cast<std::uint64_t>(elapsed / 1000) : 0;
-    m.seq = call->seq;
-    s.call = std::move(m);
-  }
+  if (call) s.call = wireCallOf(rt, *call);
   return s;
 }
 
@@ -60,6 +47,22 @@ ccs::Handler guarded(Body body) {
 }
 
 }  // namespace
+
+proto::MpiCall wireCallOf(Runtime& rt, const MpiCallRecord& call) {
+  proto::MpiCall m;
+  m.function = std::string(functionName(call.function));
+  m.peerRole = std::string(peerRoleName(call.peerRole));
+  m.peer = call.peer;
+  m.hasTag = call.hasTag;
+  m.tag = call.tag;
+  m.comm = call.comm;
+  if (call.comm != 0) m.commName = rt.comms().nameOf(call.comm);
+  m.collCall = call.collCall;
+  const std::int64_t elapsed = monotonicNs() - call.entryNs;
+  m.elapsedUs = elapsed > 0 ? static_cast<std::uint64_t>(elapsed / 1000) : 0;
+  m.seq = call.seq;
+  return m;
+}
 
 void registerHandlers(ccs::Server& server, Runtime& runtime) {
   Runtime* rt = &runtime;
@@ -73,6 +76,10 @@ void registerHandlers(ccs::Server& server, Runtime& runtime) {
                       auto states = rt->comms().snapshot();
                       for (auto& state : states) state.worldRank = rt->rank();
                       return bytesOf(proto::encode(std::span<const proto::CommState>(states)) + "--\n");
+                    }));
+  server.addHandler(std::string(proto::kQueuesHandler), guarded([rt](const ccs::Request&) -> ccs::HandlerResult {
+                      // Ends with the `==` terminator line, so replies concatenate.
+                      return bytesOf(proto::encode(queuesOf(*rt)));
                     }));
   server.addHandler(std::string(proto::kContinueHandler),
                     guarded([rt](const ccs::Request&) -> ccs::HandlerResult {

@@ -1,14 +1,22 @@
 #pragma once
 
+#include "CurrentCall.hpp"
+#include "ccs/RankProtocol.hpp"
 #include "ccs/Server.hpp"
 
 namespace mpidbg::rt {
 
 class Runtime;
 
+/// A published call record as the wire carries it (ccs/RankProtocol.hpp
+/// MpiCall): names, the communicator's name, microseconds since entry.
+/// Helper thread; allocates.
+ccs::proto::MpiCall wireCallOf(Runtime& rt, const MpiCallRecord& call);
+
 /// Registers the runtime's CCS handlers on `server` (ccs/RankProtocol.hpp):
 /// mpidbg/status (one RankStatus), mpidbg/collectives (one CommState per live
-/// communicator), mpidbg/continue (resume from any stop: MPI_Init, breakpoint,
+/// communicator), mpidbg/queues (one RankQueues, QueueHandler.hpp),
+/// mpidbg/continue (resume from any stop: MPI_Init, breakpoint,
 /// freeze, step; cancels a pending freeze or step; empty reply), the control
 /// handlers (ControlHandlers.hpp; call on the MPI_Init thread), and Charm++'s
 /// ccs_getinfo (4-byte big-endian node count = world size, then that many

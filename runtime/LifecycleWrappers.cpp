@@ -29,12 +29,16 @@ MPIDBG_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* pr
 }
 
 MPIDBG_EXPORT int MPI_Finalize(void) {
+  if (Runtime::attached()) mpidbg::rt::setPhase(MPIDBG_PHASE_FINALIZING);
   int rc;
   {
     CallScope scope(MpiFunction::Finalize, MPI_COMM_WORLD);
     rc = PMPI_Finalize();
   }
-  if (Runtime* rt = Runtime::attached(); rt && rc == MPI_SUCCESS) rt->markFinalized();
+  if (Runtime* rt = Runtime::attached()) {
+    if (rc == MPI_SUCCESS) rt->markFinalized();
+    else mpidbg::rt::setPhase(MPIDBG_PHASE_RUNNING);
+  }
   return rc;
 }
 

@@ -1,13 +1,18 @@
 // Blocking point-to-point calls and the MPI_Wait family. Each wrapper
 // publishes the call with the peer it waits on (dest for sends, source for
-// receives and probes, the source for MPI_Sendrecv*) and calls PMPI.
+// receives and probes, the source for MPI_Sendrecv*) and calls PMPI. The
+// blocking ones do nothing else (the fast path); the MPI_Wait family also
+// publishes its request array and marks and completes the recorded
+// operations (RequestTracking.hpp).
 #include <mpi.h>
 
-#include "CallScope.hpp"
+#include "RequestTracking.hpp"
 
 using mpidbg::rt::CallScope;
 using mpidbg::rt::MpiFunction;
 using mpidbg::rt::PeerRole;
+using mpidbg::rt::WaitedOps;
+using mpidbg::rt::WaitScope;
 
 MPIDBG_EXPORT int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   CallScope scope(MpiFunction::Send, comm, PeerRole::Dest, dest, true, tag, count);
@@ -55,22 +60,35 @@ MPIDBG_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* stat
 }
 
 MPIDBG_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status) {
-  CallScope scope(MpiFunction::Wait, MPI_COMM_NULL);
-  return PMPI_Wait(request, status);
+  WaitScope scope(MpiFunction::Wait, request, 1);
+  WaitedOps ops(scope.tracking(), request, 1);
+  const int rc = PMPI_Wait(request, status);
+  if (rc == MPI_SUCCESS) ops.completed(0);
+  return rc;
 }
 
 MPIDBG_EXPORT int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
-  CallScope scope(MpiFunction::Waitall, MPI_COMM_NULL, PeerRole::None, 0, false, 0, count);
-  return PMPI_Waitall(count, array_of_requests, array_of_statuses);
+  WaitScope scope(MpiFunction::Waitall, array_of_requests, count);
+  WaitedOps ops(scope.tracking(), array_of_requests, count);
+  const int rc = PMPI_Waitall(count, array_of_requests, array_of_statuses);
+  if (rc == MPI_SUCCESS) ops.completedAll();
+  return rc;
 }
 
 MPIDBG_EXPORT int MPI_Waitany(int count, MPI_Request array_of_requests[], int* indx, MPI_Status* status) {
-  CallScope scope(MpiFunction::Waitany, MPI_COMM_NULL, PeerRole::None, 0, false, 0, count);
-  return PMPI_Waitany(count, array_of_requests, indx, status);
+  WaitScope scope(MpiFunction::Waitany, array_of_requests, count);
+  WaitedOps ops(scope.tracking(), array_of_requests, count);
+  const int rc = PMPI_Waitany(count, array_of_requests, indx, status);
+  if (rc == MPI_SUCCESS && indx) ops.completed(*indx);
+  return rc;
 }
 
 MPIDBG_EXPORT int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount,
                                int array_of_indices[], MPI_Status array_of_statuses[]) {
-  CallScope scope(MpiFunction::Waitsome, MPI_COMM_NULL, PeerRole::None, 0, false, 0, incount);
-  return PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+  WaitScope scope(MpiFunction::Waitsome, array_of_requests, incount);
+  WaitedOps ops(scope.tracking(), array_of_requests, incount);
+  const int rc = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+  if (rc == MPI_SUCCESS && outcount && *outcount != MPI_UNDEFINED && array_of_indices)
+    for (int k = 0; k < *outcount; ++k) ops.completed(array_of_indices[k]);
+  return rc;
 }

@@ -22,6 +22,7 @@
 #include "ccs/Auth.hpp"
 #include "ccs/Forwarder.hpp"
 #include "ccs/Frame.hpp"
+#include "ccs/QueueProtocol.hpp"
 
 namespace mpidbg::rt {
 
@@ -112,6 +113,7 @@ void Runtime::startAfterInit(int providedThreadLevel) noexcept {
       return;
     }
     rt->launchHelper();
+    publishState(*rt, providedThreadLevel);
     // From here on the object lives until the process is gone.
     Runtime* raw = rt.release();
     gAttached.store(raw, std::memory_order_release);
@@ -208,10 +210,10 @@ Expected<void> Runtime::installForwarder(const ccs::Security& security) {
   options.pe = rank_;
   options.security = security;
   options.mergeTable = ccs::MergeTable::charmDebugDefaults();
-  // mpidbg's handlers: records (each ending with a separator) concatenate in
-  // rank order; continue answers empty.
+  // mpidbg's handlers: records (each ending with a separator, or for queues
+  // the `==` terminator) concatenate in rank order; continue answers empty.
   for (std::string_view handler : {ccs::proto::kStatusHandler, ccs::proto::kCollectivesHandler,
-                                   ccs::proto::kContinueHandler})
+                                   ccs::proto::kQueuesHandler, ccs::proto::kContinueHandler})
     options.mergeTable.add(std::string(handler), ccs::MergeRule::Concatenate);
   for (std::string_view handler : ccs::proto::kControlHandlers)
     options.mergeTable.add(std::string(handler), ccs::MergeRule::Concatenate);
@@ -276,6 +278,7 @@ void Runtime::waitWhileFrozen() noexcept {
 
 void Runtime::markFinalized() noexcept {
   finalized_.store(true, std::memory_order_release);
+  setPhase(MPIDBG_PHASE_FINALIZED);
   ccs::proto::Event event;
   event.kind = ccs::proto::Event::Kind::Finalized;
   events_.send(rank_, event);

@@ -6,9 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "CollHistory.hpp"
 #include "CommRegistry.hpp"
 #include "CurrentCall.hpp"
 #include "EventChannel.hpp"
+#include "ExportedState.hpp"
+#include "OpTable.hpp"
 #include "ccs/RankProtocol.hpp"
 #include "ccs/Forwarder.hpp"
 #include "ccs/Server.hpp"
@@ -25,8 +28,10 @@ class Runtime;
 extern std::atomic<Runtime*> gAttached;
 
 /// mpidbg's runtime inside one MPI rank (../shared/DESIGN.md, "The runtime"):
-/// the communicator registry, the current-call record, the CCS server served by
-/// one helper thread, the event channel to the front end, and the freeze.
+/// the communicator registry, the current-call record, the pending-operation
+/// table and collective history (all exported through the state root,
+/// ExportedState.hpp), the CCS server served by one helper thread, the event
+/// channel to the front end, and the freeze.
 class Runtime {
  public:
   /// The attached runtime or nullptr: one atomic load, the whole cost of a
@@ -51,12 +56,17 @@ class Runtime {
 
   CommRegistry& comms() noexcept { return comms_; }
   CurrentCall& currentCall() noexcept { return call_; }
+  OpTable& ops() noexcept { return ops_; }
+  CollHistory& history() noexcept { return history_; }
   EventChannel& events() noexcept { return events_; }
 
-  /// Counts one intercepted MPI call; returns the count including it.
-  std::uint64_t countCall() noexcept { return mpiCalls_.fetch_add(1, std::memory_order_relaxed) + 1; }
+  /// Counts one intercepted MPI call (root.call_count); returns the count
+  /// including it.
+  std::uint64_t countCall() noexcept {
+    return stateRoot().callCount.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
   /// Intercepted MPI calls since MPI_Init.
-  std::uint64_t mpiCalls() const noexcept { return mpiCalls_.load(std::memory_order_relaxed); }
+  std::uint64_t mpiCalls() const noexcept { return stateRoot().callCount.load(std::memory_order_relaxed); }
 
   /// The coarse state reported by mpidbg/status: Frozen while held, InMpi when
   /// `call` is set, Finalized after MPI_Finalize returned, else Running.
@@ -64,7 +74,8 @@ class Runtime {
 
   /// Lets a frozen rank go (mpidbg/continue, or the front end lost). Idempotent.
   void resume() noexcept;
-  /// Records that MPI_Finalize returned and reports it on the event channel.
+  /// Records that MPI_Finalize returned (phase finalized) and reports it on
+  /// the event channel.
   void markFinalized() noexcept;
 
  private:
@@ -89,10 +100,11 @@ class Runtime {
   std::int32_t threadLevel_;
   CommRegistry comms_;
   CurrentCall call_;
+  OpTable ops_{stateRoot().opOverflow};
+  CollHistory history_{stateRoot().historyNext};
   EventChannel events_;
   std::unique_ptr<ccs::Server> server_;
   std::unique_ptr<ccs::Forwarder> forwarder_;
-  std::atomic<std::uint64_t> mpiCalls_{0};
   std::atomic<bool> frozen_{false};
   std::atomic<bool> finalized_{false};
   /// Set by the channel watch callback; handled after pollOnce returns.

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "debugger/cli/ControlCommands.hpp"
+#include "debugger/cli/QueueCommands.hpp"
 #include "debugger/core/CollectiveReport.hpp"
 #include "debugger/core/Grouping.hpp"
 #include "debugger/core/StatusReport.hpp"
@@ -55,16 +56,6 @@ CommandResult doStatus(Context& ctx, std::string_view args) {
   if (!ranks) return CommandResult::failure(ranks.error().message);
   CommandResult result;
   result.text = core::renderStatus(ctx.debugger.views(*ranks), ctx.settings.blockedAfter);
-  return result;
-}
-
-CommandResult doCollectives(Context& ctx, std::string_view args) {
-  if (auto r = needJob(ctx); !r.ok) return r;
-  if (!trim(args).empty()) return CommandResult::failure("collectives takes no arguments");
-  const auto views = ctx.debugger.views();
-  const auto states = ctx.debugger.collectiveStates();
-  CommandResult result;
-  result.text = core::renderCollectives(views, states, ctx.settings.blockedAfter);
   return result;
 }
 
@@ -297,6 +288,26 @@ const std::vector<Command>& commandTable() {
        "  Ranks [0-1,3] are in call 1 to MPI_Allreduce.\n"
        "  Rank 2 has made 0 calls to MPI_Allreduce and is blocked in MPI_Recv(...).",
        doCollectives},
+      {"queues", {"mq"}, "queues [--memory] [RANKS]", "Show pending sends, receives and nonblocking collectives",
+       "Per rank and communicator, the operations issued and not completed: nonblocking\n"
+       "requests (MPI_Isend, MPI_Irecv, persistent ones, MPI_Ibarrier, ...) and the blocking\n"
+       "call the rank is inside, with peers as ranks of the communicator. Ranks with the\n"
+       "same queues are grouped. Ranks held by gdb are read from memory (mqs DLL);\n"
+       "--memory reads every rank from memory, stopping it (SIGSTOP) for the moment of the read.\n"
+       "  [0] MPI_COMM_WORLD (size 4, rank 0):\n"
+       "        receive MPI_Irecv(source=3, tag=1, count=1) request 0x2c000001 [waited]",
+       doQueues},
+      {"hang", {}, "hang [--json] [--memory] [--no-frames]", "Explain why the job is stuck (the hang verdict)",
+       "Combines collective states, pending operations and top stack frames into one report:\n"
+       "what each rank waits in; where collective sequences differ between ranks (the first\n"
+       "call number, and how: name, root); the wait-for graph between ranks and every cycle\n"
+       "in it; ranks others wait for that are not in MPI (computing, exited), with their top\n"
+       "frame from a one-shot gdb (--no-frames skips it); waits on ranks already in\n"
+       "MPI_Finalize; and the ranks to look at first. --json prints one JSON object\n"
+       "(docs/commands.md describes its fields). --memory reads every rank from memory\n"
+       "through the mqs DLL, stopping the ranks (SIGSTOP) for the read: one consistent\n"
+       "snapshot, and fast when blocked ranks busy-poll on oversubscribed cores.",
+       doHang},
       {"wait", {}, "wait [SECONDS]", "Wait for the next stop, or until every rank is blocked",
        "Returns when a rank stops (breakpoint, freeze, step), when every rank is blocked in\n"
        "MPI, frozen, held by gdb or has exited, when the job ends, after SECONDS (default 60),\n"

@@ -14,6 +14,8 @@
 #include "debugger/cli/Commands.hpp"
 #include "debugger/cli/ExitCodes.hpp"
 #include "debugger/cli/Repl.hpp"
+#include "debugger/core/HangReport.hpp"
+#include "debugger/core/mqs/QueueSources.hpp"
 
 using namespace mpidbg;
 
@@ -40,9 +42,71 @@ std::vector<std::string> readScript(const std::string& path, std::string& error)
   return lines;
 }
 
+/// `mpidbg core [--mqs] [--json] [--mqs-dll PATH] CORE...`: the queues and
+/// the hang verdict of a job from its ranks' core files, read through the
+/// message-queue DLL (no job, no gdb). Exit 0 when every core was read, 65
+/// when some could not be, 64 on a usage error.
+int coreMain(std::vector<std::string> args) {
+  CLI::App app{"mpidbg core: the message queues and hang verdict of a job from its ranks' core files.\n\n"
+               "Usage: mpidbg core [--mqs] [--json] [--mqs-dll PATH] CORE...\n"
+               "  e.g. mpidbg core --mqs core.1234 core.1235 core.1236 core.1237\n\n"
+               "Each core's program and libraries are found from the core itself; its rank from the\n"
+               "runtime's state in it. Ranks without a core are reported as unreadable.",
+               "mpidbg core"};
+  std::vector<std::string> cores;
+  std::string dll;
+  bool json = false, mqsFlag = false;
+  app.add_flag("--mqs", mqsFlag, "Read message queues through the mqs DLL (the default and only way)");
+  app.add_flag("--json", json, "Print the verdict as one JSON object");
+  app.add_option("--mqs-dll", dll, "Message-queue DLL to load instead of the one the core names")->type_name("PATH");
+  app.add_option("cores", cores, "Core files, one per rank")->required()->type_name("CORE");
+  try {
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : cli::kExitUsage;
+  }
+  auto read = core::mqs::readCoreFiles(cores, dll);
+  if (!read) {
+    std::cerr << "error: " << read.error().message << "\n";
+    return cli::kExitCommandFailed;
+  }
+  core::HangInput input;
+  bool allRead = true;
+  for (std::size_t i = 0; i < read->size(); ++i) {
+    auto& q = (*read)[i];
+    if (!q.error.empty()) {
+      allRead = false;
+      std::cerr << "error: " << q.source << ": " << q.error << "\n";
+      continue;
+    }
+    for (const auto& c : q.comms)
+      if (c.state.name == "MPI_COMM_WORLD") input.worldSize = std::max(input.worldSize, c.state.size);
+    input.ranks.push_back(std::move(q));
+  }
+  if (input.ranks.empty()) {
+    std::cerr << "error: no core file could be read\n";
+    return cli::kExitCommandFailed;
+  }
+  std::vector<bool> seen(static_cast<std::size_t>(std::max(input.worldSize, 0)), false);
+  for (const auto& q : input.ranks)
+    if (q.worldRank >= 0 && q.worldRank < input.worldSize) seen[q.worldRank] = true;
+  for (int r = 0; r < input.worldSize; ++r)
+    if (!seen[r]) input.unreadable[r] = "no core file given";
+  const core::HangVerdict verdict = core::analyzeHang(input);
+  if (json) {
+    std::cout << core::hangToJson(verdict).dump() << "\n";
+  } else {
+    std::cout << "Queues:\n" << core::renderQueues(input.ranks, input.unreadable) << core::renderHang(verdict);
+  }
+  return allRead ? cli::kExitOk : cli::kExitCommandFailed;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "core") return coreMain({argv + 2, argv + argc});
   // Everything after the first "--" is the launcher command, untouched.
   std::vector<std::string> ours, launcherArgv;
   bool sawSeparator = false;
@@ -59,7 +123,8 @@ int main(int argc, char** argv) {
   CLI::App app{"mpidbg: a terminal debugger for MPI jobs.\n\n"
                "Usage: mpidbg [OPTIONS] -- LAUNCHER [ARGS...]\n"
                "  e.g. mpidbg -- mpiexec -n 4 ./app\n"
-               "       mpidbg -ex run -ex 'wait 30' -ex status -ex kill -- mpiexec -n 4 ./app\n\n"
+               "       mpidbg -ex run -ex 'wait 30' -ex status -ex kill -- mpiexec -n 4 ./app\n"
+               "       mpidbg core --mqs core.1234 core.1235 ...   (queues and hang verdict from core files)\n\n"
                "Without -ex/-x, commands come from the prompt (a terminal) or from stdin.\n"
                "Type 'help' at the prompt for the commands.",
                "mpidbg"};
@@ -76,6 +141,10 @@ int main(int argc, char** argv) {
   app.add_option("-x,--command", scriptFiles, "Run the commands in FILE (repeatable)")->type_name("FILE");
   app.add_option("--runtime", runtimePath, "Path of libmpidbg-rt.so")->capture_default_str();
   app.add_option("--gdb", gdbPath, "gdb executable")->capture_default_str();
+  std::string mqsDll;
+  app.add_option("--mqs-dll", mqsDll,
+                 "Message-queue DLL for ranks read from memory (default: the one each rank names in MPIR_dll_name)")
+      ->type_name("PATH");
   app.add_flag("--no-stop-at-init", noStopAtInit, "Do not hold ranks at the end of MPI_Init");
   app.add_flag("--ccs-plain", plainCcs,
                "Talk to the ranks in unauthenticated plain CCS instead of TLS with the session key");
@@ -120,6 +189,7 @@ int main(int argc, char** argv) {
   cli::Console console;
   core::Debugger debugger([&console](const std::string& line) { console.notice(line); });
   debugger.gdb().gdbPath = gdbPath;
+  debugger.mqsDll = mqsDll;
   debugger.useTree = !direct;
   debugger.treeFanOut = fanOut;
 

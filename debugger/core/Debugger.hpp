@@ -11,6 +11,7 @@
 #include "ccs/RankProtocol.hpp"
 #include "debugger/core/EventHub.hpp"
 #include "debugger/core/GdbPool.hpp"
+#include "debugger/core/HangReport.hpp"
 #include "debugger/core/Job.hpp"
 #include "debugger/core/Launcher.hpp"
 #include "debugger/core/RankChannels.hpp"
@@ -94,6 +95,27 @@ class Debugger {
   std::pair<std::string, std::map<int, std::string>> collect(const RankSet& ranks,
                                                              std::string_view handler);
 
+  /// The message-queue state of `ranks` (all when empty), for `queues` and
+  /// `hang`: reachable ranks answer mpidbg/queues through the tree; ranks
+  /// held by gdb (their CCS thread is stopped) are read from memory through
+  /// the mqs DLL (mqsDll, else the one the rank names in MPIR_dll_name);
+  /// ended ranks are listed with how they ended, silent ones as unreadable.
+  HangInput queueStates(const RankSet& ranks = {});
+  /// Like queueStates, but every live rank is read from memory through the
+  /// mqs DLL: ranks not held by gdb are stopped with SIGSTOP for the read
+  /// (a consistent snapshot that costs the ranks no CPU while it is taken)
+  /// and continued with SIGCONT before returning, also on errors. Ranks that
+  /// cannot be read (another host, no permission) are listed as unreadable.
+  HangInput queueStatesFromMemory(const RankSet& ranks = {});
+  /// Adds top stack frames (at most `depth`) to the ranks of `input` that
+  /// are not in MPI and that other ranks wait for (the verdict's culprits),
+  /// at most `limit` of them: from the rank's gdb session when gdb holds
+  /// it, else from a one-shot gdb that stops the rank for a moment.
+  void addCulpritFrames(HangInput& input, int depth = 6, std::size_t limit = 4);
+  /// `--mqs-dll PATH`: the message-queue DLL to load instead of the one a
+  /// rank names in MPIR_dll_name.
+  std::string mqsDll;
+
   /// A breakpoint as the user set it: its number, the ranks it is on, and the
   /// record sent to them.
   struct BreakpointEntry {
@@ -159,6 +181,8 @@ class Debugger {
     std::map<int, std::vector<std::uint8_t>> byRank;  ///< direct: each reply
     std::map<int, std::string> missing;
   };
+  /// The queue state of a rank held by gdb, read from its memory through the mqs DLL.
+  Expected<ccs::proto::RankQueues> readHeldRank(const RankInfo& info);
   Gathered gather(const std::vector<RankInfo>& targets, std::string_view handler,
                   const std::vector<std::uint8_t>& data);
 

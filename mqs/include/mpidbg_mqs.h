@@ -28,12 +28,14 @@ struct mpidbg_mqs_call {
   mqs_taddr_t comm;     /**< communicator handle value; 0 for none */
   mqs_taddr_t coll_call; /**< per-class call number of a collective; 0 otherwise */
   mqs_taddr_t seq;      /**< the process's intercepted-call count at entry */
-  int request_count;    /**< requests of the MPI_Wait* it is inside, at most 64 given */
-  mqs_taddr_t requests[64]; /**< their handle values */
+  int request_count;    /**< entries of `requests` filled: the MPI_Wait* array's
+                             length, clamped to 64 */
+  mqs_taddr_t requests[64]; /**< their handle values (MPI_Request zero-extended) */
 };
 
-/** Fills `call` for `process`: mqs_ok, or mqs_no_information when the
- *  process has no (attached) runtime. */
+/** Fills `call` for `process`: mqs_ok (function "" when the process is not
+ *  inside an MPI call), mqs_no_information when the process has no (attached)
+ *  runtime, or a DLL error code (the record kept changing, memory unreadable). */
 typedef int (*mpidbg_mqs_get_call_t)(mqs_process *process, struct mpidbg_mqs_call *call);
 int mpidbg_mqs_get_call(mqs_process *process, struct mpidbg_mqs_call *call);
 
@@ -49,6 +51,9 @@ struct mpidbg_mqs_op_detail {
   mqs_taddr_t coll_seq;
   long count;           /**< elements; -1 unknown */
 };
+/** Fills `detail` for the operation mqs_next_operation returned last: mqs_ok,
+ *  or mqs_no_information when that call returned no operation (or none was
+ *  made since mqs_setup_operation_iterator). */
 typedef int (*mpidbg_mqs_last_operation_detail_t)(mqs_process *process, struct mpidbg_mqs_op_detail *detail);
 int mpidbg_mqs_last_operation_detail(mqs_process *process, struct mpidbg_mqs_op_detail *detail);
 
@@ -71,7 +76,8 @@ struct mpidbg_mqs_coll_record {
   int root;             /**< -1 when unrooted */
   long count;           /**< -1 when not one number */
 };
-/** Starts iterating the history, oldest record first. */
+/** Starts iterating the history, oldest record first: mqs_ok,
+ *  mqs_no_information without an attached runtime, or a DLL error code. */
 typedef int (*mpidbg_mqs_setup_coll_history_t)(mqs_process *process);
 int mpidbg_mqs_setup_coll_history(mqs_process *process);
 /** mqs_ok with the next record, or mqs_end_of_list. */

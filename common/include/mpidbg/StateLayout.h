@@ -74,6 +74,8 @@ struct mpidbg_layout_table {
  *   function_names taddr (array of function_count names, each
  *     function_name_len bytes, NUL-terminated), function_count u32,
  *   function_name_len u32.
+ *   Added: op_overflow u64 (operations never recorded because the op table
+ *     was full: nonzero means the pending lists may be incomplete).
  *
  * "comm" (one registry slot; live when state == MPIDBG_SLOT_LIVE):
  *   state u32, version u32 (seqlock: odd while being written),
@@ -95,12 +97,20 @@ struct mpidbg_layout_table {
  *   datatype u64 (handle), buffer taddr, coll_class i32 (-1 for point to
  *   point), coll_call u64 (the per-class call number, as in "comm.entries"),
  *   coll_seq u64 (the comm's coll_seq at issue), issued u64 (the rank's
- *   call_count when it was issued).
+ *   call_count when it was issued, or for a persistent request last started).
+ *   Added: version u32 (seqlock like comm.version: odd while the slot is
+ *   being filled or emptied; a slot is reused, so a reader keeps what it read
+ *   only when version is even and unchanged and state LIVE before and after;
+ *   flags alone may change without a version bump).
  *
  * "coll" (one collective history record, oldest overwritten first):
  *   comm u64, coll_seq u64 (the comm's coll_seq of this call, 1-based),
  *   function u32 (index into function_names), root i32 (-1 if unrooted),
  *   count i64 (elements, -1 if not one number).
+ *   Added: stamp u64 (0 while the record is being written, then its index
+ *   in the history plus one: record i, for history_next - history_capacity
+ *   <= i < history_next, is valid only when stamp reads i + 1 before and
+ *   after its fields).
  *
  * "call" (the call the rank is inside; none when function == 0):
  *   version u32 (seqlock), function u32 (index into function_names; 0 =
@@ -108,6 +118,12 @@ struct mpidbg_layout_table {
  *   peer i32, tag i32, comm u64 (0 for none), coll_call u64, entry_ns i64
  *   (CLOCK_MONOTONIC), seq u64, requests taddr and request_count i32 (the
  *   MPI_Wait* argument array while inside one; 0 otherwise).
+ *   The request array belongs to the application: MPI_Request values
+ *   (MPICH: 4-byte ints), MPI_REQUEST_NULL for those already completed.
+ *
+ * "comm".world_ranks arrays are never freed by the runtime (a slot reuses
+ * or replaces its array; a replaced one is leaked on purpose), so a racing
+ * reader never reads unmapped memory; it must still check comm.version.
  */
 
 /** root.phase */

@@ -1,0 +1,315 @@
+// The queue-state record of one rank (format described in ccs/QueueProtocol.hpp).
+#include "ccs/QueueProtocol.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "ccs/TextRecord.hpp"
+
+namespace mpidbg::ccs::proto {
+namespace {
+
+constexpr std::array<std::string_view, 4> kPhaseNames = {"not-initialized", "running", "finalizing", "finalized"};
+constexpr std::array<std::string_view, 3> kKindNames = {"send", "recv", "collective"};
+
+/// The four operation lists of a communicator: count key and element key.
+struct OpList {
+  std::vector<PendingOp> CommQueues::*member;
+  std::string_view countKey;
+  std::string_view elementKey;
+};
+constexpr std::array<OpList, 4> kOpLists = {{
+    {&CommQueues::sends, "sends", "send"},
+    {&CommQueues::recvs, "recvs", "recv"},
+    {&CommQueues::unexpected, "unexpected", "unexp"},
+    {&CommQueues::collectives, "collectives", "coll"},
+}};
+
+template <std::size_t N>
+Expected<std::size_t> lookupName(const std::array<std::string_view, N>& names, const std::string& key,
+                                 std::string_view value) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (names[i] == value) return i;
+  return fail("key '" + key + "' has an unknown value '" + shorten(value) + "'");
+}
+
+void putHex(std::string& out, std::string_view key, std::uint64_t value) {
+  char text[24];
+  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
+  put(out, key, text);
+}
+
+void putFlag(std::string& out, std::string_view key, bool value) { put(out, key, value ? "1" : "0"); }
+
+template <typename Int>
+std::string joinList(const std::vector<Int>& values, bool hex) {
+  std::string out;
+  char text[24];
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (hex)
+      std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(values[i]));
+    else
+      std::snprintf(text, sizeof text, "%lld", static_cast<long long>(values[i]));
+    if (i) out += ',';
+    out += text;
+  }
+  return out;
+}
+
+/// "a,b,c" -> integers; "" -> no integers. At most kMaxQueueListLength.
+template <typename Int>
+Expected<std::vector<Int>> splitInts(const std::string& key, std::string_view text) {
+  std::vector<Int> out;
+  if (text.empty()) return out;
+  for (;;) {
+    if (out.size() == kMaxQueueListLength)
+      return fail("key '" + key + "' has more than " + std::to_string(kMaxQueueListLength) + " values");
+    const auto comma = text.find(',');
+    auto value = Record::parseInt<Int>(key, text.substr(0, comma));
+    if (!value) return std::unexpected(value.error());
+    out.push_back(*value);
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+/// A list length key: 0 .. kMaxQueueListLength.
+Expected<std::size_t> listLength(const Record& r, const std::string& key) {
+  auto n = r.integer<std::uint64_t>(key);
+  if (!n) return std::unexpected(n.error());
+  if (*n > kMaxQueueListLength)
+    return fail("key '" + key + "' claims " + std::to_string(*n) + " elements (at most " +
+                std::to_string(kMaxQueueListLength) + ")");
+  return static_cast<std::size_t>(*n);
+}
+
+void appendOp(std::string& w, const std::string& q, const PendingOp& op) {
+  put(w, q + "kind", opKindName(op.kind));
+  put(w, q + "function", op.function);
+  putFlag(w, q + "blocking", op.blocking);
+  putFlag(w, q + "persistent", op.persistent);
+  putFlag(w, q + "active", op.active);
+  putFlag(w, q + "waited", op.waited);
+  putFlag(w, q + "sync", op.synchronous);
+  putHex(w, q + "request", op.request);
+  putHex(w, q + "comm", op.comm);
+  putInt(w, q + "peer", op.peer);
+  putInt(w, q + "tag", op.tag);
+  putInt(w, q + "count", op.count);
+  putInt(w, q + "bytes", op.bytes);
+  putHex(w, q + "buffer", op.buffer);
+  putInt(w, q + "class", op.collClass);
+  putInt(w, q + "collcall", op.collCall);
+  putInt(w, q + "collseq", op.collSeq);
+}
+
+Expected<PendingOp> opFrom(const Record& r, const std::string& q) {
+  const std::string prefix;
+  PendingOp op;
+  std::string kind;
+  MPIDBG_TRY_ASSIGN(kind, r.text(q + "kind"));
+  std::size_t kindIndex = 0;
+  MPIDBG_TRY_ASSIGN(kindIndex, lookupName(kKindNames, q + "kind", kind));
+  op.kind = static_cast<PendingOp::Kind>(kindIndex);
+  MPIDBG_TRY_ASSIGN(op.function, r.text(q + "function"));
+  MPIDBG_TRY_ASSIGN(op.blocking, r.flag(q + "blocking"));
+  MPIDBG_TRY_ASSIGN(op.persistent, r.flag(q + "persistent"));
+  MPIDBG_TRY_ASSIGN(op.active, r.flag(q + "active"));
+  MPIDBG_TRY_ASSIGN(op.waited, r.flag(q + "waited"));
+  MPIDBG_TRY_ASSIGN(op.synchronous, r.flag(q + "sync"));
+  MPIDBG_TRY_ASSIGN(op.request, r.integer<std::uint64_t>(q + "request"));
+  MPIDBG_TRY_ASSIGN(op.comm, r.integer<std::uint64_t>(q + "comm"));
+  MPIDBG_TRY_ASSIGN(op.peer, r.integer<std::int32_t>(q + "peer"));
+  MPIDBG_TRY_ASSIGN(op.tag, r.integer<std::int32_t>(q + "tag"));
+  MPIDBG_TRY_ASSIGN(op.count, r.integer<std::int64_t>(q + "count"));
+  MPIDBG_TRY_ASSIGN(op.bytes, r.integer<std::int64_t>(q + "bytes"));
+  MPIDBG_TRY_ASSIGN(op.buffer, r.integer<std::uint64_t>(q + "buffer"));
+  MPIDBG_TRY_ASSIGN(op.collClass, r.integer<std::int32_t>(q + "class"));
+  MPIDBG_TRY_ASSIGN(op.collCall, r.integer<std::uint64_t>(q + "collcall"));
+  MPIDBG_TRY_ASSIGN(op.collSeq, r.integer<std::uint64_t>(q + "collseq"));
+  return op;
+}
+
+void appendComm(std::string& w, const std::string& p, const CommQueues& c) {
+  appendCommState(w, p, c.state);
+  put(w, p + "worldranks", joinList(c.worldRanks, false));
+  putInt(w, p + "collseq", c.collSeq);
+  for (const OpList& list : kOpLists) {
+    const std::vector<PendingOp>& ops = c.*list.member;
+    putInt(w, p + std::string(list.countKey), ops.size());
+    for (std::size_t j = 0; j < ops.size(); ++j)
+      appendOp(w, p + std::string(list.elementKey) + "." + std::to_string(j) + ".", ops[j]);
+  }
+}
+
+Expected<CommQueues> commFrom(const Record& r, const std::string& p) {
+  const std::string prefix;
+  CommQueues c;
+  MPIDBG_TRY_ASSIGN(c.state, commStateFrom(r, p));
+  std::string ranks;
+  MPIDBG_TRY_ASSIGN(ranks, r.text(p + "worldranks"));
+  MPIDBG_TRY_ASSIGN(c.worldRanks, splitInts<std::int32_t>(p + "worldranks", ranks));
+  MPIDBG_TRY_ASSIGN(c.collSeq, r.integer<std::uint64_t>(p + "collseq"));
+  for (const OpList& list : kOpLists) {
+    std::size_t n = 0;
+    MPIDBG_TRY_ASSIGN(n, listLength(r, p + std::string(list.countKey)));
+    std::vector<PendingOp>& ops = c.*list.member;
+    ops.reserve(std::min<std::size_t>(n, 1024));
+    for (std::size_t j = 0; j < n; ++j) {
+      PendingOp op;
+      MPIDBG_TRY_ASSIGN(op, opFrom(r, p + std::string(list.elementKey) + "." + std::to_string(j) + "."));
+      ops.push_back(std::move(op));
+    }
+  }
+  return c;
+}
+
+Expected<RankQueues> rankQueuesFrom(const Record& r) {
+  const std::string prefix;
+  RankQueues q;
+  MPIDBG_TRY_ASSIGN(q.worldRank, r.integer<std::int32_t>("world"));
+  std::string phase;
+  MPIDBG_TRY_ASSIGN(phase, r.text("phase"));
+  std::size_t phaseIndex = 0;
+  MPIDBG_TRY_ASSIGN(phaseIndex, lookupName(kPhaseNames, "phase", phase));
+  q.phase = static_cast<MpiPhase>(phaseIndex);
+  MPIDBG_TRY_ASSIGN(q.source, r.text("source"));
+  q.error = r.text("error", "");
+  MPIDBG_TRY_ASSIGN(q.call, callFrom(r));
+  std::string waiting;
+  MPIDBG_TRY_ASSIGN(waiting, r.text("waiting"));
+  MPIDBG_TRY_ASSIGN(q.waitingOn, splitInts<std::uint64_t>("waiting", waiting));
+
+  std::size_t n = 0;
+  MPIDBG_TRY_ASSIGN(n, listLength(r, "frames"));
+  q.frames.reserve(std::min<std::size_t>(n, 1024));
+  for (std::size_t i = 0; i < n; ++i) {
+    std::string frame;
+    MPIDBG_TRY_ASSIGN(frame, r.text("frame." + std::to_string(i)));
+    q.frames.push_back(std::move(frame));
+  }
+
+  MPIDBG_TRY_ASSIGN(n, listLength(r, "history"));
+  q.history.reserve(std::min<std::size_t>(n, 1024));
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string h = "hist." + std::to_string(i) + ".";
+    CollRecord c;
+    MPIDBG_TRY_ASSIGN(c.comm, r.integer<std::uint64_t>(h + "comm"));
+    MPIDBG_TRY_ASSIGN(c.seq, r.integer<std::uint64_t>(h + "seq"));
+    MPIDBG_TRY_ASSIGN(c.function, r.text(h + "function"));
+    MPIDBG_TRY_ASSIGN(c.root, r.integer<std::int32_t>(h + "root"));
+    MPIDBG_TRY_ASSIGN(c.count, r.integer<std::int64_t>(h + "count"));
+    q.history.push_back(std::move(c));
+  }
+
+  MPIDBG_TRY_ASSIGN(n, listLength(r, "comms"));
+  q.comms.reserve(std::min<std::size_t>(n, 1024));
+  for (std::size_t i = 0; i < n; ++i) {
+    CommQueues c;
+    MPIDBG_TRY_ASSIGN(c, commFrom(r, "comm." + std::to_string(i) + "."));
+    q.comms.push_back(std::move(c));
+  }
+  return q;
+}
+
+/// Decodes the text of one encoding without its terminator.
+Expected<RankQueues> decodeOne(std::string_view text, const std::string& what) {
+  auto records = parseRecords(text);
+  if (!records) return fail(what + records.error().message);
+  if (records->size() != 1) return fail(what + "expected one record, got " + std::to_string(records->size()));
+  auto q = rankQueuesFrom(records->front());
+  if (!q) return fail(what + q.error().message);
+  return q;
+}
+
+/// The next line of `text` (without "\n" or "\r\n"), advancing `pos`.
+std::string_view nextLine(std::string_view text, std::size_t& pos) {
+  const std::size_t newline = text.find('\n', pos);
+  std::string_view line = text.substr(pos, newline == std::string_view::npos ? std::string_view::npos : newline - pos);
+  pos = newline == std::string_view::npos ? text.size() : newline + 1;
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return line;
+}
+
+}  // namespace
+
+std::string_view phaseName(MpiPhase p) {
+  const auto index = static_cast<std::size_t>(p);
+  return index < kPhaseNames.size() ? kPhaseNames[index] : "unknown";
+}
+
+std::string_view opKindName(PendingOp::Kind k) {
+  const auto index = static_cast<std::size_t>(k);
+  return index < kKindNames.size() ? kKindNames[index] : "unknown";
+}
+
+std::string encode(const RankQueues& q) {
+  std::string w;
+  putInt(w, "world", q.worldRank);
+  put(w, "phase", phaseName(q.phase));
+  put(w, "source", q.source);
+  if (!q.error.empty()) put(w, "error", q.error);
+  if (q.call) appendCall(w, *q.call);
+  put(w, "waiting", joinList(q.waitingOn, true));
+  putInt(w, "frames", q.frames.size());
+  for (std::size_t i = 0; i < q.frames.size(); ++i) put(w, "frame." + std::to_string(i), q.frames[i]);
+  putInt(w, "history", q.history.size());
+  for (std::size_t i = 0; i < q.history.size(); ++i) {
+    const CollRecord& c = q.history[i];
+    const std::string h = "hist." + std::to_string(i) + ".";
+    putHex(w, h + "comm", c.comm);
+    putInt(w, h + "seq", c.seq);
+    put(w, h + "function", c.function);
+    putInt(w, h + "root", c.root);
+    putInt(w, h + "count", c.count);
+  }
+  putInt(w, "comms", q.comms.size());
+  for (std::size_t i = 0; i < q.comms.size(); ++i) appendComm(w, "comm." + std::to_string(i) + ".", q.comms[i]);
+  w += kQueuesTerminator;
+  w += '\n';
+  return w;
+}
+
+Expected<RankQueues> decodeRankQueues(std::string_view text) {
+  // Strip one terminator line (and what follows it, if only blank lines).
+  std::size_t pos = 0;
+  std::size_t end = text.size();
+  while (pos < text.size()) {
+    const std::size_t start = pos;
+    if (nextLine(text, pos) == kQueuesTerminator) {
+      end = start;
+      for (std::size_t rest = pos; rest < text.size();)
+        if (!nextLine(text, rest).empty()) return fail("bad rank queues: text after the '==' line");
+      break;
+    }
+  }
+  return decodeOne(text.substr(0, end), "bad rank queues: ");
+}
+
+Expected<std::vector<RankQueues>> decodeRankQueuesList(std::string_view text) {
+  std::vector<RankQueues> out;
+  std::size_t pos = 0;
+  std::size_t start = 0;
+  bool pending = false;  // non-blank lines since the last terminator
+  while (pos < text.size()) {
+    const std::size_t lineStart = pos;
+    const std::string_view line = nextLine(text, pos);
+    if (line != kQueuesTerminator) {
+      pending = pending || !line.empty();
+      continue;
+    }
+    auto q = decodeOne(text.substr(start, lineStart - start), "bad rank queues " + std::to_string(out.size()) + ": ");
+    if (!q) return std::unexpected(q.error());
+    out.push_back(std::move(*q));
+    start = pos;
+    pending = false;
+  }
+  if (pending)
+    return fail("bad rank queues " + std::to_string(out.size()) + ": no '==' line at the end (reply cut short?)");
+  return out;
+}
+
+#undef MPIDBG_TRY_ASSIGN
+
+}  // namespace mpidbg::ccs::proto

@@ -1,0 +1,81 @@
+#include "debugger/cli/QueueCommands.hpp"
+
+#include "debugger/core/CollectiveReport.hpp"
+#include "debugger/core/HangReport.hpp"
+#include "mpidbg/Text.hpp"
+
+namespace mpidbg::cli {
+
+namespace {
+
+CommandResult needJob(Context& ctx) {
+  if (!ctx.debugger.hasJob()) return CommandResult::failure("no job: it was killed or never started");
+  return {};
+}
+
+}  // namespace
+
+CommandResult doQueues(Context& ctx, std::string_view args) {
+  if (auto r = needJob(ctx); !r.ok) return r;
+  args = trim(args);
+  bool memory = false;
+  if (args == "--memory" || args.starts_with("--memory ")) {
+    memory = true;
+    args = trim(args.substr(8));
+  }
+  auto ranks = ctx.debugger.ranks(args.empty() ? "all" : args);
+  if (!ranks) return CommandResult::failure(ranks.error().message);
+  core::HangInput input = memory ? ctx.debugger.queueStatesFromMemory(*ranks) : ctx.debugger.queueStates(*ranks);
+  std::map<int, std::string> other = input.unreadable;
+  for (const auto& [rank, how] : input.ended) other[rank] = how;
+  CommandResult result;
+  result.text = core::renderQueues(input.ranks, other);
+  return result;
+}
+
+CommandResult doHang(Context& ctx, std::string_view args) {
+  if (auto r = needJob(ctx); !r.ok) return r;
+  bool json = false, frames = true, memory = false;
+  for (std::string_view rest = trim(args); !rest.empty();) {
+    const std::size_t sp = rest.find(' ');
+    const std::string_view word = rest.substr(0, sp);
+    rest = sp == std::string_view::npos ? std::string_view() : trim(rest.substr(sp));
+    if (word == "--json") {
+      json = true;
+    } else if (word == "--no-frames") {
+      frames = false;
+    } else if (word == "--memory") {
+      memory = true;
+    } else {
+      return CommandResult::failure("hang takes --json, --memory and --no-frames (got '" + std::string(word) + "')");
+    }
+  }
+  core::HangInput input = memory ? ctx.debugger.queueStatesFromMemory() : ctx.debugger.queueStates();
+  if (frames) ctx.debugger.addCulpritFrames(input);
+  const core::HangVerdict verdict = core::analyzeHang(input);
+  CommandResult result;
+  result.text = json ? core::hangToJson(verdict).dump() + "\n" : core::renderHang(verdict);
+  return result;
+}
+
+CommandResult doCollectives(Context& ctx, std::string_view args) {
+  if (auto r = needJob(ctx); !r.ok) return r;
+  if (!trim(args).empty()) return CommandResult::failure("collectives takes no arguments");
+  const auto views = ctx.debugger.views();
+  // From the queue state: live ranks over CCS, ranks held by gdb from memory.
+  const core::HangInput input = ctx.debugger.queueStates();
+  std::map<int, std::vector<ccs::proto::CommState>> states;
+  for (const auto& q : input.ranks) {
+    if (!q.error.empty()) continue;
+    auto& list = states[q.worldRank];
+    for (const auto& c : q.comms) {
+      list.push_back(c.state);
+      list.back().worldRank = q.worldRank;
+    }
+  }
+  CommandResult result;
+  result.text = core::renderCollectives(views, states, ctx.settings.blockedAfter);
+  return result;
+}
+
+}  // namespace mpidbg::cli

@@ -1,0 +1,22 @@
+#pragma once
+
+#include <string_view>
+
+#include "debugger/cli/Commands.hpp"
+
+namespace mpidbg::cli {
+
+/// Message queues and the hang verdict (issue 5). The data comes from
+/// Debugger::queueStates (CCS for live ranks, the mqs DLL for ranks held by
+/// gdb); the reports from debugger/core/HangReport.hpp.
+
+/// `queues [RANKS]`: pending sends, receives and nonblocking collectives per
+/// communicator, grouped by identical text across ranks.
+CommandResult doQueues(Context& ctx, std::string_view args);
+/// `hang [--json] [--no-frames]`: the verdict (states, collective sequences,
+/// wait-for graph, cycles, ranks waited for outside MPI, ranks to look at).
+CommandResult doHang(Context& ctx, std::string_view args);
+/// `collectives`: the per-communicator stuck-collective report.
+CommandResult doCollectives(Context& ctx, std::string_view args);
+
+}  // namespace mpidbg::cli

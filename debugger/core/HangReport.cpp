@@ -1,0 +1,572 @@
+#include "debugger/core/HangReport.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <deque>
+#include <functional>
+#include <set>
+#include <tuple>
+
+#include "debugger/core/Grouping.hpp"
+#include "debugger/core/StatusReport.hpp"
+
+namespace mpidbg::core {
+
+namespace proto = ccs::proto;
+
+namespace {
+
+/// A communicator as the whole job knows it: handles collide across
+/// processes, so (world rank of local rank 0, handle, size) names it.
+using CommId = std::tuple<std::int32_t, std::uint64_t, std::int32_t>;
+
+CommId idOf(const proto::CommState& s) { return {s.rootWorldRank, s.handle, s.size}; }
+
+std::string hex(std::uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+/// What a rank is doing, as far as the verdict cares.
+enum class Kind { Blocked, Finalize, Computing, NotStarted, Ended, Unreadable };
+
+struct Node {
+  Kind kind = Kind::Unreadable;
+  std::string state;
+  const proto::RankQueues* q = nullptr;
+};
+
+bool isFinalize(const proto::RankQueues& q) {
+  return q.phase == proto::MpiPhase::Finalizing || q.phase == proto::MpiPhase::Finalized ||
+         (q.call && q.call->function == "MPI_Finalize");
+}
+
+const proto::CommQueues* commOf(const proto::RankQueues& q, std::uint64_t handle) {
+  for (const auto& c : q.comms)
+    if (c.state.handle == handle) return &c;
+  return nullptr;
+}
+
+const proto::CommQueues* commById(const proto::RankQueues& q, const CommId& id) {
+  for (const auto& c : q.comms)
+    if (idOf(c.state) == id) return &c;
+  return nullptr;
+}
+
+/// World rank of `local` in `comm`; -1 when it cannot be told.
+int worldOf(const proto::CommQueues& comm, int local, int worldSize) {
+  if (local < 0 || local >= comm.state.size) return -1;
+  if (static_cast<std::size_t>(local) < comm.worldRanks.size()) return comm.worldRanks[local];
+  if (comm.state.name == "MPI_COMM_WORLD" && comm.state.size == worldSize) return local;
+  return -1;
+}
+
+/// Every member's world rank (those that can be told).
+std::vector<int> membersOf(const proto::CommQueues& comm, int worldSize) {
+  std::vector<int> out;
+  for (int l = 0; l < comm.state.size; ++l)
+    if (const int w = worldOf(comm, l, worldSize); w >= 0) out.push_back(w);
+  return out;
+}
+
+std::string commName(const proto::CommQueues* c, std::uint64_t handle) {
+  if (c && !c->state.name.empty()) return c->state.name;
+  return "comm " + hex(handle);
+}
+
+/// The collective record of `rank` at position `seq` of communicator `handle`.
+const proto::CollRecord* historyAt(const proto::RankQueues& q, std::uint64_t handle, std::uint64_t seq) {
+  for (const auto& h : q.history)
+    if (h.comm == handle && h.seq == seq) return &h;
+  return nullptr;
+}
+
+std::string signature(const proto::CollRecord& r) {
+  return r.root >= 0 ? r.function + "(root=" + std::to_string(r.root) + ")" : r.function;
+}
+
+class Analyzer {
+ public:
+  explicit Analyzer(const HangInput& in) : in_(in) {}
+
+  HangVerdict run() {
+    classify();
+    for (auto& [rank, node] : nodes_)
+      if (node.kind == Kind::Blocked) waitsOf(rank, node);
+    compareSequences();
+    findCycles();
+    findCulprits();
+    suggest();
+    for (const auto& [rank, node] : nodes_) {
+      v_.states[rank] = node.state;
+      if (node.q && !node.q->source.empty()) v_.sources[rank] = node.q->source;
+    }
+    v_.noHang = std::none_of(nodes_.begin(), nodes_.end(),
+                             [](const auto& n) { return n.second.kind == Kind::Blocked; });
+    return std::move(v_);
+  }
+
+ private:
+  void classify() {
+    for (const auto& q : in_.ranks) {
+      Node n;
+      n.q = &q;
+      if (!q.error.empty()) {
+        n.kind = Kind::Unreadable;
+        n.state = "unreadable (" + q.error + ")";
+      } else if (isFinalize(q)) {
+        n.kind = Kind::Finalize;
+        n.state = q.phase == proto::MpiPhase::Finalized ? "finalized (a bystander)"
+                                                         : "in MPI_Finalize (a bystander)";
+      } else if (q.call && !q.call->function.empty()) {
+        n.kind = Kind::Blocked;
+        const auto& c = *q.call;
+        n.state = c.collCall > 0 ? "in call " + std::to_string(c.collCall) + " to " + c.function + " on " +
+                                       (c.commName.empty() ? commName(commOf(q, c.comm), c.comm) : c.commName)
+                                 : "blocked in " + describeCall(c);
+      } else if (q.phase == proto::MpiPhase::NotInitialized) {
+        n.kind = Kind::NotStarted;
+        n.state = "not in MPI yet (before MPI_Init returned)";
+      } else {
+        n.kind = Kind::Computing;
+        n.state = "computing (not in MPI)";
+        if (!q.frames.empty()) n.state += " in " + q.frames.front();
+      }
+      nodes_[q.worldRank] = std::move(n);
+    }
+    for (const auto& [rank, why] : in_.ended) nodes_[rank] = Node{Kind::Ended, why, nullptr};
+    for (const auto& [rank, why] : in_.unreadable)
+      if (!nodes_.count(rank)) nodes_[rank] = Node{Kind::Unreadable, "unreadable (" + why + ")", nullptr};
+  }
+
+  void edge(int from, int to, const std::string& why, bool any = false) {
+    if (from == to) return;
+    v_.edges.push_back(WaitEdge{from, to, why, any});
+  }
+
+  /// `rank` waits in collective number `seq` (`function`, `root` or -1) on
+  /// its communicator `comm`: every member that has not issued that call
+  /// yet, or issued a different one there, is waited for.
+  void waitCollective(int rank, const proto::CommQueues& comm, std::uint64_t seq, const std::string& function,
+                      int root, const std::string& why) {
+    const CommId id = idOf(comm.state);
+    for (int m : membersOf(comm, in_.worldSize)) {
+      if (m == rank) continue;
+      const auto it = nodes_.find(m);
+      if (it == nodes_.end() || !it->second.q || !it->second.q->error.empty()) {
+        edge(rank, m, why);
+        continue;
+      }
+      const proto::CommQueues* mc = commById(*it->second.q, id);
+      if (!mc || mc->collSeq < seq) {
+        edge(rank, m, why);
+        continue;
+      }
+      const proto::CollRecord* rec = historyAt(*it->second.q, mc->state.handle, seq);
+      if (rec && (rec->function != function || (root >= 0 && rec->root >= 0 && rec->root != root)))
+        edge(rank, m, why);
+    }
+  }
+
+  /// Point-to-point wait on `peer` (a rank of `comm`; -1 any source).
+  void waitPeer(int rank, const proto::RankQueues& q, std::uint64_t commHandle, int peer, const std::string& why) {
+    const proto::CommQueues* comm = commOf(q, commHandle);
+    if (peer == -2) return;  // MPI_PROC_NULL completes at once
+    if (peer == -1) {
+      if (!comm) return;
+      for (int m : membersOf(*comm, in_.worldSize)) edge(rank, m, why, true);
+      return;
+    }
+    int world = comm ? worldOf(*comm, peer, in_.worldSize) : -1;
+    if (world < 0 && !comm && peer < in_.worldSize) world = peer;  // no registry: assume WORLD
+    if (world >= 0) edge(rank, world, why);
+  }
+
+  void waitsOf(int rank, const Node& node) {
+    const proto::RankQueues& q = *node.q;
+    const proto::MpiCall& call = *q.call;
+    const std::string why = describeCall(call);
+    const proto::CommQueues* comm = commOf(q, call.comm);
+    if (call.collCall > 0 || call.function.starts_with("MPI_Comm_")) {
+      if (comm) waitCollective(rank, *comm, comm->collSeq, call.function, call.peerRole == "root" ? call.peer : -1, why);
+      return;
+    }
+    if (call.function.starts_with("MPI_Wait") || call.function.starts_with("MPI_Test")) {
+      bool any = false;
+      const std::set<std::uint64_t> named(q.waitingOn.begin(), q.waitingOn.end());
+      for (const auto& c : q.comms) {
+        auto consider = [&](const proto::PendingOp& op) {
+          if (op.blocking || !(op.waited || named.count(op.request))) return;
+          any = true;
+          const std::string opWhy = call.function + ": " + describeOp(op);
+          if (op.persistent && !op.active) {
+            v_.deadEnds.push_back("rank " + std::to_string(rank) + " waits in " + opWhy +
+                                  ", a persistent request that was never started: it cannot complete");
+            dead_.insert(rank);
+            return;
+          }
+          if (op.kind == proto::PendingOp::Kind::Collective)
+            waitCollective(rank, c, op.collSeq, op.function, op.peer, opWhy);
+          else
+            waitPeer(rank, q, c.state.handle, op.peer, opWhy);
+        };
+        for (const auto& op : c.sends) consider(op);
+        for (const auto& op : c.recvs) consider(op);
+        for (const auto& op : c.collectives) consider(op);
+      }
+      if (!any) nodes_[rank].state += " (its requests are not known)";
+      return;
+    }
+    if (call.peerRole == "source" || call.peerRole == "dest") waitPeer(rank, q, call.comm, call.peer, why);
+  }
+
+  /// Per communicator: the members' collective counts, and the first call
+  /// number at which their recorded sequences differ.
+  void compareSequences() {
+    std::map<CommId, std::map<int, const proto::CommQueues*>> comms;
+    for (const auto& [rank, node] : nodes_)
+      if (node.q && node.q->error.empty())
+        for (const auto& c : node.q->comms)
+          if (c.state.size > 1) comms[idOf(c.state)][rank] = &c;
+    for (const auto& [id, members] : comms) {
+      std::uint64_t lo = UINT64_MAX, hi = 0;
+      for (const auto& [rank, c] : members) {
+        lo = std::min(lo, c->collSeq);
+        hi = std::max(hi, c->collSeq);
+      }
+      const std::string name = commName(members.begin()->second, std::get<1>(id));
+      // The first position, among the ones still in some rank's history,
+      // where two members recorded different calls.
+      const std::uint64_t from = hi > 256 ? hi - 255 : 1;
+      bool reported = false;
+      for (std::uint64_t k = from; k <= hi && !reported; ++k) {
+        std::map<int, std::string> sig;
+        for (const auto& [rank, c] : members)
+          if (const auto* rec = historyAt(*nodes_[rank].q, c->state.handle, k)) sig[rank] = signature(*rec);
+        const auto groups = groupByText(sig);
+        if (groups.size() < 2) continue;
+        std::string line = name + ": collective #" + std::to_string(k) + " differs:";
+        for (std::size_t i = 0; i < groups.size(); ++i)
+          line += std::string(i ? "," : "") + " " + describeRanks(groups[i].ranks) + " called " + groups[i].text;
+        v_.mismatches.push_back(line);
+        // The smaller side is the odd one out.
+        const auto smallest = std::min_element(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
+          return a.ranks.size() < b.ranks.size();
+        });
+        for (int r : smallest->ranks) mismatched_.insert(r);
+        reported = true;
+      }
+      if (!reported && lo != hi) {
+        std::map<int, std::string> issued;
+        for (const auto& [rank, c] : members) issued[rank] = std::to_string(c->collSeq);
+        std::string line = name + ": collective calls issued:";
+        const auto groups = groupByText(issued);
+        for (std::size_t i = 0; i < groups.size(); ++i)
+          line += std::string(i ? "," : "") + " " + groups[i].ranks.toString() + " " + groups[i].text;
+        bool anyActive = false;
+        for (const auto& [rank, c] : members)
+          if (nodes_[rank].kind == Kind::Blocked && nodes_[rank].q->call && nodes_[rank].q->call->comm == c->state.handle)
+            anyActive = true;
+        if (anyActive) {
+          v_.mismatches.push_back(line);
+          const auto fewest = std::min_element(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
+            return a.ranks.size() < b.ranks.size();
+          });
+          for (int r : fewest->ranks) mismatched_.insert(r);
+        }
+      }
+    }
+  }
+
+  /// Tarjan's strongly connected components over the edges between blocked
+  /// ranks; each non-trivial component is reported by one shortest cycle
+  /// through its lowest rank.
+  void findCycles() {
+    std::map<int, std::set<int>> adj;
+    for (const auto& e : v_.edges)
+      if (nodes_[e.from].kind == Kind::Blocked && nodes_[e.to].kind == Kind::Blocked) adj[e.from].insert(e.to);
+    std::map<int, int> index, low;
+    std::vector<int> stack;
+    std::set<int> onStack;
+    int counter = 0;
+    std::vector<std::set<int>> sccs;
+    // Iterative Tarjan: jobs have thousands of ranks; no deep recursion.
+    for (const auto& [start, ignored] : adj) {
+      if (index.count(start)) continue;
+      std::vector<std::pair<int, std::set<int>::const_iterator>> work;
+      auto push = [&](int v) {
+        index[v] = low[v] = counter++;
+        stack.push_back(v);
+        onStack.insert(v);
+        work.push_back({v, adj[v].cbegin()});
+      };
+      push(start);
+      while (!work.empty()) {
+        auto& [v, it] = work.back();
+        if (it != adj[v].cend()) {
+          const int w = *it++;
+          if (!index.count(w)) {
+            push(w);
+          } else if (onStack.count(w)) {
+            low[v] = std::min(low[v], index[w]);
+          }
+          continue;
+        }
+        const int done = v;
+        work.pop_back();
+        if (!work.empty()) low[work.back().first] = std::min(low[work.back().first], low[done]);
+        if (low[done] == index[done]) {
+          std::set<int> scc;
+          int w;
+          do {
+            w = stack.back();
+            stack.pop_back();
+            onStack.erase(w);
+            scc.insert(w);
+          } while (w != done);
+          if (scc.size() > 1) sccs.push_back(std::move(scc));
+        }
+      }
+    }
+    for (const auto& scc : sccs) {
+      const int s = *scc.begin();
+      // Breadth-first from s inside the component, back to s.
+      std::map<int, int> parent;
+      std::deque<int> queue{s};
+      int last = -1;
+      while (!queue.empty() && last < 0) {
+        const int v = queue.front();
+        queue.pop_front();
+        for (int w : adj[v]) {
+          if (!scc.count(w)) continue;
+          if (w == s) {
+            last = v;
+            break;
+          }
+          if (!parent.count(w)) {
+            parent[w] = v;
+            queue.push_back(w);
+          }
+        }
+      }
+      std::vector<int> cycle;
+      for (int v = last; v != s; v = parent[v]) cycle.push_back(v);
+      cycle.push_back(s);
+      std::reverse(cycle.begin(), cycle.end());
+      v_.cycles.push_back(cycle);
+      for (int r : cycle) inCycle_.insert(r);
+    }
+  }
+
+  void findCulprits() {
+    // Waits on a rank that is done with MPI, grouped by (why, target).
+    std::map<std::pair<std::string, int>, RankSet> finalWaits;
+    for (const auto& e : v_.edges) {
+      const Node& to = nodes_[e.to];
+      switch (to.kind) {
+        case Kind::Blocked: break;
+        case Kind::Finalize:
+          if (!e.anySource) finalWaits[{e.why, e.to}].insert(e.from);
+          break;
+        default:
+          if (to.kind == Kind::Ended && e.anySource) break;
+          v_.culprits[e.to] = to.state;
+      }
+    }
+    for (const auto& [key, from] : finalWaits) {
+      const std::string who = from.size() == 1 ? "rank " + std::to_string(from.first()) + " waits"
+                                               : "ranks " + from.toString() + " wait";
+      v_.deadEnds.push_back(who + " in " + key.first + " for rank " + std::to_string(key.second) + ", which is " +
+                            nodes_[key.second].state + ": no matching operation will come");
+      for (int r : from) dead_.insert(r);
+      lagging_.insert(key.second);
+    }
+  }
+
+  /// In order of interest, at most 8 (few enough to attach gdb to at once):
+  /// ranks others wait for outside MPI, ranks that fell behind a collective,
+  /// the odd ones out of a sequence mismatch, one cycle, dead-end waiters.
+  void suggest() {
+    std::vector<int> order;
+    for (const auto& [r, _] : v_.culprits) order.push_back(r);
+    order.insert(order.end(), lagging_.begin(), lagging_.end());
+    order.insert(order.end(), mismatched_.begin(), mismatched_.end());
+    if (!v_.cycles.empty()) order.insert(order.end(), v_.cycles.front().begin(), v_.cycles.front().end());
+    order.insert(order.end(), dead_.begin(), dead_.end());
+    for (int r : order) {
+      if (v_.suggested.size() >= 8) break;
+      v_.suggested.insert(r);
+    }
+  }
+
+  const HangInput& in_;
+  HangVerdict v_;
+  std::map<int, Node> nodes_;
+  std::set<int> dead_, mismatched_, inCycle_, lagging_;
+};
+
+}  // namespace
+
+HangVerdict analyzeHang(const HangInput& input) { return Analyzer(input).run(); }
+
+std::string describeOp(const proto::PendingOp& op) {
+  std::string args;
+  auto add = [&](const std::string& a) { args += (args.empty() ? "" : ", ") + a; };
+  switch (op.kind) {
+    case proto::PendingOp::Kind::Send:
+      add("dest=" + (op.peer == -2 ? std::string("MPI_PROC_NULL") : std::to_string(op.peer)));
+      break;
+    case proto::PendingOp::Kind::Recv:
+      add("source=" + (op.peer == -1   ? std::string("MPI_ANY_SOURCE")
+                       : op.peer == -2 ? std::string("MPI_PROC_NULL")
+                                       : std::to_string(op.peer)));
+      break;
+    case proto::PendingOp::Kind::Collective:
+      if (op.peer >= 0) add("root=" + std::to_string(op.peer));
+      break;
+  }
+  if (op.kind != proto::PendingOp::Kind::Collective)
+    add("tag=" + (op.tag == -1 ? std::string("MPI_ANY_TAG") : std::to_string(op.tag)));
+  if (op.count >= 0) add("count=" + std::to_string(op.count));
+  std::string out = op.function + "(" + args + ")";
+  if (op.kind == proto::PendingOp::Kind::Collective && op.collSeq > 0)
+    out += " collective #" + std::to_string(op.collSeq);
+  if (op.request != 0) out += " request " + hex(op.request);
+  std::vector<std::string> flags;
+  if (op.blocking) flags.push_back("blocking");
+  if (op.persistent) flags.push_back(op.active ? "persistent, started" : "persistent, not started");
+  if (op.synchronous) flags.push_back("synchronous");
+  if (op.waited) flags.push_back("waited");
+  if (!flags.empty()) {
+    out += " [";
+    for (std::size_t i = 0; i < flags.size(); ++i) out += (i ? ", " : "") + flags[i];
+    out += "]";
+  }
+  return out;
+}
+
+namespace {
+
+/// "Read from: [0-1] ccs; [2-3] mqs:libmpidbg-mqs.so".
+std::string renderSources(const HangVerdict& v) {
+  if (v.sources.empty()) return {};
+  std::string out = "Read from:";
+  const auto groups = groupByText(v.sources);
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    out += std::string(i ? ";" : "") + " " + groups[i].ranks.toString() + " " + groups[i].text;
+  return out + "\n";
+}
+
+}  // namespace
+
+std::string renderHang(const HangVerdict& v) {
+  std::string out = "Ranks:\n";
+  {
+    const auto groups = groupByText(v.states);
+    std::string body = renderGroups(groups);
+    std::size_t pos = 0;
+    while (pos < body.size()) {
+      const std::size_t nl = body.find('\n', pos);
+      out += "  " + body.substr(pos, nl - pos + 1);
+      pos = nl == std::string::npos ? body.size() : nl + 1;
+    }
+  }
+  if (v.noHang) {
+    out += "No rank is waiting in MPI: nothing is hung.\n";
+    return out + renderSources(v);
+  }
+  if (!v.mismatches.empty()) {
+    out += "Collective sequences:\n";
+    for (const auto& m : v.mismatches) out += "  " + m + "\n";
+  }
+  if (!v.edges.empty()) {
+    out += "Wait-for graph:\n";
+    // Group: (to, why) -> from ranks; then (from ranks, why) -> to ranks.
+    std::map<std::pair<std::string, int>, RankSet> byTarget;
+    for (const auto& e : v.edges) byTarget[{e.why, e.to}].insert(e.from);
+    std::map<std::pair<std::string, std::string>, std::pair<RankSet, RankSet>> lines;
+    for (const auto& [key, from] : byTarget) {
+      auto& slot = lines[{from.toString(), key.first}];
+      slot.first = from;
+      slot.second.insert(key.second);
+    }
+    std::vector<std::tuple<int, std::string>> ordered;
+    for (const auto& [key, sets] : lines)
+      ordered.emplace_back(sets.first.first(),
+                           sets.first.toString() + " -> " + sets.second.toString() + "  in " + key.second);
+    std::sort(ordered.begin(), ordered.end());
+    for (const auto& [first, line] : ordered) out += "  " + line + "\n";
+  }
+  for (const auto& cycle : v.cycles) {
+    out += "Deadlock: cycle ";
+    for (int r : cycle) out += std::to_string(r) + " -> ";
+    out += std::to_string(cycle.front()) + "\n";
+    for (std::size_t i = 0; i < cycle.size(); ++i) {
+      const int from = cycle[i], to = cycle[(i + 1) % cycle.size()];
+      for (const auto& e : v.edges)
+        if (e.from == from && e.to == to) {
+          out += "  rank " + std::to_string(from) + " waits in " + e.why + " for rank " + std::to_string(to) + "\n";
+          break;
+        }
+    }
+  }
+  for (const auto& d : v.deadEnds) out += "Dead end: " + d + ".\n";
+  for (const auto& [rank, doing] : v.culprits)
+    out += "Waited for: rank " + std::to_string(rank) + " is " + doing + ".\n";
+  if (v.cycles.empty() && v.culprits.empty() && v.deadEnds.empty() && v.mismatches.empty())
+    out += "No cycle found: the ranks wait for each other without a closed loop (a rank may still be on its way).\n";
+  if (!v.suggested.empty())
+    out += "Look first at " + describeRanks(v.suggested) + ": gdb " + v.suggested.toString() + " bt\n";
+  return out + renderSources(v);
+}
+
+nlohmann::json hangToJson(const HangVerdict& v) {
+  nlohmann::json j;
+  j["version"] = 1;
+  j["states"] = nlohmann::json::array();
+  for (const auto& g : groupByText(v.states))
+    j["states"].push_back({{"ranks", g.ranks.toString()}, {"rank_list", g.ranks.toVector()}, {"state", g.text}});
+  j["mismatches"] = v.mismatches;
+  j["edges"] = nlohmann::json::array();
+  for (const auto& e : v.edges)
+    j["edges"].push_back({{"from", e.from}, {"to", e.to}, {"why", e.why}, {"any_source", e.anySource}});
+  j["cycles"] = v.cycles;
+  j["dead_ends"] = v.deadEnds;
+  j["culprits"] = nlohmann::json::array();
+  for (const auto& [rank, doing] : v.culprits) j["culprits"].push_back({{"rank", rank}, {"doing", doing}});
+  j["suggested"] = v.suggested.toVector();
+  j["no_hang"] = v.noHang;
+  j["sources"] = nlohmann::json::array();
+  for (const auto& g : groupByText(v.sources)) j["sources"].push_back({{"ranks", g.ranks.toString()}, {"source", g.text}});
+  return j;
+}
+
+std::string renderQueues(const std::vector<proto::RankQueues>& ranks, const std::map<int, std::string>& unreadable) {
+  std::map<int, std::string> byRank;
+  for (const auto& q : ranks) {
+    if (!q.error.empty()) {
+      byRank[q.worldRank] = "unreadable: " + q.error;
+      continue;
+    }
+    std::string text;
+    for (const auto& c : q.comms) {
+      std::string body;
+      for (const auto& op : c.sends) body += "  send " + describeOp(op) + "\n";
+      for (const auto& op : c.recvs) body += "  receive " + describeOp(op) + "\n";
+      for (const auto& op : c.collectives) body += "  collective " + describeOp(op) + "\n";
+      for (const auto& op : c.unexpected) body += "  unexpected " + describeOp(op) + "\n";
+      if (body.empty()) continue;
+      text += c.state.name + " (size " + std::to_string(c.state.size) + ", rank " +
+              std::to_string(c.state.localRank) + "):\n" + body;
+    }
+    if (q.call && q.call->collCall > 0) text = "inside " + describeCall(*q.call) + "\n" + text;
+    if (text.empty()) text = "no pending operations";
+    if (!text.empty() && text.back() == '\n') text.pop_back();
+    byRank[q.worldRank] = text;
+  }
+  for (const auto& [rank, why] : unreadable) byRank[rank] = "unreadable: " + why;
+  return renderGroups(groupByText(byRank));
+}
+
+}  // namespace mpidbg::core

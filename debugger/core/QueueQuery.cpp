@@ -1,0 +1,143 @@
+// Debugger::queueStates and addCulpritFrames: what `queues` and `hang` read.
+#include <signal.h>
+
+#include <fstream>
+#include <thread>
+
+#include "ccs/QueueProtocol.hpp"
+#include "debugger/core/Backtrace.hpp"
+#include "debugger/core/Debugger.hpp"
+#include "debugger/core/mqs/QueueSources.hpp"
+
+namespace mpidbg::core {
+
+namespace proto = ccs::proto;
+
+HangInput Debugger::queueStates(const RankSet& wanted) {
+  HangInput input;
+  input.worldSize = job_.size();
+  const RankSet ranks = wanted.empty() ? RankSet::all(job_.size()) : wanted;
+  RankSet reachable;
+  for (const auto& info : job_.snapshot()) {
+    if (!ranks.contains(info.rank)) continue;
+    if (info.ended()) {
+      input.ended[info.rank] = info.describeEnd();
+    } else if (info.heldByGdb) {
+      auto q = readHeldRank(info);
+      if (q) {
+        input.ranks.push_back(std::move(*q));
+      } else {
+        input.unreadable[info.rank] = "held by gdb; " + q.error().message;
+      }
+    } else {
+      reachable.insert(info.rank);
+    }
+  }
+  if (!reachable.empty()) {
+    auto [text, missing] = collect(reachable, proto::kQueuesHandler);
+    auto decoded = proto::decodeRankQueuesList(text);
+    if (!decoded) {
+      for (int r : reachable) input.unreadable[r] = "bad mpidbg/queues reply: " + decoded.error().message;
+    } else {
+      for (auto& q : *decoded)
+        if (reachable.contains(q.worldRank)) input.ranks.push_back(std::move(q));
+    }
+    for (const auto& [rank, why] : missing) input.unreadable[rank] = why;
+  }
+  for (int r : ranks) {
+    bool known = input.ended.count(r) || input.unreadable.count(r);
+    for (const auto& q : input.ranks) known = known || q.worldRank == r;
+    if (!known) input.unreadable[r] = job_.rank(r) ? "no answer" : "not registered";
+  }
+  return input;
+}
+
+namespace {
+
+/// True once /proc/PID/stat shows the process stopped ('T' or 't').
+bool isStopped(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(in, line)) return false;
+  const std::size_t paren = line.rfind(')');
+  return paren != std::string::npos && paren + 2 < line.size() &&
+         (line[paren + 2] == 'T' || line[paren + 2] == 't');
+}
+
+/// Stops processes with SIGSTOP and continues them when destroyed.
+class StopGuard {
+ public:
+  void stop(pid_t pid) {
+    if (::kill(pid, SIGSTOP) == 0) stopped_.push_back(pid);
+  }
+  /// Waits (at most `timeout`) until every stopped process shows as stopped.
+  void settle(std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (pid_t pid : stopped_)
+      while (!isStopped(pid) && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~StopGuard() {
+    for (pid_t pid : stopped_) ::kill(pid, SIGCONT);
+  }
+
+ private:
+  std::vector<pid_t> stopped_;
+};
+
+}  // namespace
+
+HangInput Debugger::queueStatesFromMemory(const RankSet& wanted) {
+  HangInput input;
+  input.worldSize = job_.size();
+  const RankSet ranks = wanted.empty() ? RankSet::all(job_.size()) : wanted;
+  std::vector<RankInfo> targets;
+  StopGuard guard;
+  for (const auto& info : job_.snapshot()) {
+    if (!ranks.contains(info.rank)) continue;
+    if (info.ended()) {
+      input.ended[info.rank] = info.describeEnd();
+      continue;
+    }
+    if (!info.heldByGdb) guard.stop(info.pid);
+    targets.push_back(info);
+  }
+  guard.settle(std::chrono::milliseconds(2000));
+  for (const auto& info : targets) {
+    auto q = mqs::readLiveRank(info.rank, info.pid, mqsDll);
+    if (q) input.ranks.push_back(std::move(*q));
+    else input.unreadable[info.rank] = q.error().message;
+  }
+  for (int r : ranks) {
+    bool known = input.ended.count(r) || input.unreadable.count(r);
+    for (const auto& q : input.ranks) known = known || q.worldRank == r;
+    if (!known) input.unreadable[r] = "not registered";
+  }
+  return input;
+}
+
+Expected<proto::RankQueues> Debugger::readHeldRank(const RankInfo& info) {
+  // gdb keeps the process stopped: its memory holds still while the DLL reads.
+  return mqs::readLiveRank(info.rank, info.pid, mqsDll);
+}
+
+void Debugger::addCulpritFrames(HangInput& input, int depth, std::size_t limit) {
+  const HangVerdict first = analyzeHang(input);
+  std::size_t done = 0;
+  for (auto& q : input.ranks) {
+    if (done >= limit) break;
+    if (!first.culprits.count(q.worldRank) || !q.frames.empty() || !q.error.empty()) continue;
+    const auto info = job_.rank(q.worldRank);
+    if (!info || info->ended()) continue;
+    ++done;
+    if (info->heldByGdb) {
+      auto out = gdb_->run(RankSet::range(q.worldRank, q.worldRank), "bt " + std::to_string(depth));
+      if (auto it = out.find(q.worldRank); it != out.end() && it->second) q.frames = parseBacktrace(*it->second);
+      continue;
+    }
+    auto frames = oneShotBacktrace(gdb_->gdbPath, info->pid, depth, std::chrono::seconds(20));
+    if (frames) q.frames = std::move(*frames);
+  }
+}
+
+}  // namespace mpidbg::core

@@ -1,0 +1,207 @@
+// Nonblocking collectives. Each counts on its communicator when issued, in
+// the class counters of the blocking ones (../shared/protocols/mqs.md;
+// MPI_Ireduce_scatter_block counts as reduce_scatter, MPI_Iexscan as scan,
+// the neighbourhood ones as allgather/allgatherv/alltoall/alltoallv): the
+// entry at issue, the exit when a Wait/Test completes the request (so the
+// class stays active until then). Each also bumps the communicator's
+// collective sequence number, appends a history record, and records its
+// request as a COLLECTIVE operation (RequestTracking.hpp).
+#include <mpi.h>
+
+#include "RequestTracking.hpp"
+
+using mpidbg::ccs::proto::CollClass;
+using mpidbg::rt::CallScope;
+using mpidbg::rt::MpiFunction;
+using mpidbg::rt::PeerRole;
+
+namespace {
+
+/// What one nonblocking collective call is, for counting and recording.
+struct Collective {
+  MpiFunction function;
+  CollClass collClass;
+  MPI_Comm comm;
+  bool rooted = false;
+  int root = -1;   ///< raw root argument when rooted
+  int count = -1;  ///< elements a condition and the history see; -1 if not one number
+  MPI_Datatype datatype = MPI_DATATYPE_NULL;  ///< of `count`
+  const void* buffer = nullptr;
+};
+
+/// Counts the issue of `c`, runs `issue` (the PMPI call) and records the
+/// request (a failed issue counts its exit at once).
+template <typename Issue>
+int nonblocking(const Collective& c, MPI_Request* request, Issue issue) {
+  CallScope::Issued issued;
+  auto scope = CallScope::issue(c.function, c.collClass, c.comm, c.rooted ? PeerRole::Root : PeerRole::None,
+                                c.root, c.count, issued);
+  const int rc = issue();
+  if (scope.outermost())
+    recordCollective(*scope.runtime(), c.function, c.collClass, issued, c.comm, c.rooted ? c.root : -1, c.count,
+                     c.datatype, c.buffer, rc == MPI_SUCCESS && request ? *request : MPI_REQUEST_NULL);
+  return rc;
+}
+
+}  // namespace
+
+MPIDBG_EXPORT int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
+  return nonblocking({MpiFunction::Ibarrier, CollClass::Barrier, comm}, request,
+                     [&] { return PMPI_Ibarrier(comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                             MPI_Request* request) {
+  return nonblocking({MpiFunction::Ibcast, CollClass::Bcast, comm, true, root, count, datatype, buffer}, request,
+                     [&] { return PMPI_Ibcast(buffer, count, datatype, root, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                              MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking(
+      {MpiFunction::Igather, CollClass::Gather, comm, true, root, sendcount, sendtype, sendbuf}, request, [&] {
+        return PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+      });
+}
+
+MPIDBG_EXPORT int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                               const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                               MPI_Comm comm, MPI_Request* request) {
+  return nonblocking(
+      {MpiFunction::Igatherv, CollClass::Gatherv, comm, true, root, sendcount, sendtype, sendbuf}, request, [&] {
+        return PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
+                             request);
+      });
+}
+
+MPIDBG_EXPORT int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking(
+      {MpiFunction::Iscatter, CollClass::Scatter, comm, true, root, recvcount, recvtype, recvbuf}, request, [&] {
+        return PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+      });
+}
+
+MPIDBG_EXPORT int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[],
+                                MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                MPI_Comm comm, MPI_Request* request) {
+  return nonblocking(
+      {MpiFunction::Iscatterv, CollClass::Scatterv, comm, true, root, recvcount, recvtype, recvbuf}, request, [&] {
+        return PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                              request);
+      });
+}
+
+MPIDBG_EXPORT int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking(
+      {MpiFunction::Iallgather, CollClass::Allgather, comm, false, -1, sendcount, sendtype, sendbuf}, request,
+      [&] { return PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                  MPI_Request* request) {
+  return nonblocking(
+      {MpiFunction::Iallgatherv, CollClass::Allgatherv, comm, false, -1, sendcount, sendtype, sendbuf}, request,
+      [&] {
+        return PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+      });
+}
+
+MPIDBG_EXPORT int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking(
+      {MpiFunction::Ialltoall, CollClass::Alltoall, comm, false, -1, sendcount, sendtype, sendbuf}, request,
+      [&] { return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                 MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking(
+      {MpiFunction::Ialltoallv, CollClass::Alltoallv, comm, false, -1, -1, sendtype, sendbuf}, request, [&] {
+        return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+                               request);
+      });
+}
+
+MPIDBG_EXPORT int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                              int root, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking({MpiFunction::Ireduce, CollClass::Reduce, comm, true, root, count, datatype, sendbuf}, request,
+                     [&] { return PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                 MPI_Comm comm, MPI_Request* request) {
+  return nonblocking(
+      {MpiFunction::Iallreduce, CollClass::Allreduce, comm, false, -1, count, datatype, sendbuf}, request,
+      [&] { return PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking(
+      {MpiFunction::IreduceScatter, CollClass::ReduceScatter, comm, false, -1, -1, datatype, sendbuf}, request,
+      [&] { return PMPI_Ireduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount,
+                                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking(
+      {MpiFunction::IreduceScatterBlock, CollClass::ReduceScatter, comm, false, -1, recvcount, datatype, sendbuf},
+      request, [&] { return PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                            MPI_Comm comm, MPI_Request* request) {
+  return nonblocking({MpiFunction::Iscan, CollClass::Scan, comm, false, -1, count, datatype, sendbuf}, request,
+                     [&] { return PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm, MPI_Request* request) {
+  return nonblocking({MpiFunction::Iexscan, CollClass::Scan, comm, false, -1, count, datatype, sendbuf}, request,
+                     [&] { return PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Ineighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking(
+      {MpiFunction::IneighborAllgather, CollClass::Allgather, comm, false, -1, sendcount, sendtype, sendbuf},
+      request, [&] {
+        return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+      });
+}
+
+MPIDBG_EXPORT int MPI_Ineighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                           const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                           MPI_Comm comm, MPI_Request* request) {
+  return nonblocking(
+      {MpiFunction::IneighborAllgatherv, CollClass::Allgatherv, comm, false, -1, sendcount, sendtype, sendbuf},
+      request, [&] {
+        return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                                         request);
+      });
+}
+
+MPIDBG_EXPORT int MPI_Ineighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking(
+      {MpiFunction::IneighborAlltoall, CollClass::Alltoall, comm, false, -1, sendcount, sendtype, sendbuf}, request,
+      [&] {
+        return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+      });
+}
+
+MPIDBG_EXPORT int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                          MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                                          const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                          MPI_Request* request) {
+  return nonblocking(
+      {MpiFunction::IneighborAlltoallv, CollClass::Alltoallv, comm, false, -1, -1, sendtype, sendbuf}, request,
+      [&] {
+        return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                                        recvtype, comm, request);
+      });
+}

@@ -1,0 +1,156 @@
+// Recording requests in the pending-operation table and completing them
+// around MPI_Wait* / MPI_Test* (see RequestTracking.hpp).
+#include "RequestTracking.hpp"
+
+#include <atomic>
+#include <vector>
+
+namespace mpidbg::rt {
+
+namespace {
+
+/// Predefined datatypes whose sizes are cached (the common ones; others ask
+/// PMPI_Type_size each time).
+const MPI_Datatype kPredefined[] = {
+    MPI_INT,      MPI_DOUBLE,        MPI_CHAR,  MPI_BYTE,          MPI_FLOAT,    MPI_LONG,
+    MPI_UNSIGNED, MPI_LONG_LONG,     MPI_SHORT, MPI_UNSIGNED_LONG, MPI_INT64_T,  MPI_INT32_T,
+    MPI_UINT64_T, MPI_UNSIGNED_CHAR, MPI_PACKED, MPI_C_BOOL,       MPI_UINT8_T,  MPI_DOUBLE_INT,
+};
+constexpr std::size_t kPredefinedCount = sizeof kPredefined / sizeof kPredefined[0];
+
+/// Sizes of kPredefined, filled on first use (-1: not filled / unknown).
+struct PredefinedSizes {
+  std::atomic<bool> filled{false};
+  std::atomic<std::int32_t> size[kPredefinedCount] = {};
+};
+PredefinedSizes gPredefined;
+
+/// The size of `datatype` when it is one of kPredefined, else -1.
+std::int32_t predefinedSize(MPI_Datatype datatype) noexcept {
+  if (!gPredefined.filled.load(std::memory_order_acquire)) {
+    // Racing threads compute the same sizes; PMPI only.
+    for (std::size_t i = 0; i < kPredefinedCount; ++i) {
+      int size = -1;
+      if (PMPI_Type_size(kPredefined[i], &size) != MPI_SUCCESS || size == MPI_UNDEFINED) size = -1;
+      gPredefined.size[i].store(size, std::memory_order_relaxed);
+    }
+    gPredefined.filled.store(true, std::memory_order_release);
+  }
+  for (std::size_t i = 0; i < kPredefinedCount; ++i)
+    if (kPredefined[i] == datatype) return gPredefined.size[i].load(std::memory_order_relaxed);
+  return -1;
+}
+
+}  // namespace
+
+std::int64_t bytesOf(int count, MPI_Datatype datatype) noexcept {
+  if (datatype == MPI_DATATYPE_NULL || count < 0) return -1;
+  int size = predefinedSize(datatype);
+  if (size < 0 && (PMPI_Type_size(datatype, &size) != MPI_SUCCESS || size == MPI_UNDEFINED || size < 0)) return -1;
+  return static_cast<std::int64_t>(count) * size;
+}
+
+void recordPointToPoint(Runtime& rt, const PointToPoint& p, MPI_Request request) noexcept {
+  if (request == MPI_REQUEST_NULL) return;
+  OpInit op;
+  op.kind = p.kind;
+  op.function = static_cast<std::uint32_t>(p.function);
+  op.flags = (p.flags & MPIDBG_OP_PERSISTENT) ? p.flags : p.flags | MPIDBG_OP_ACTIVE;
+  op.request = handleKey(request);
+  op.comm = commKey(p.comm);
+  op.peer = wirePeer(p.peer);
+  op.tag = wireTag(p.tag);
+  op.count = p.count;
+  op.bytes = bytesOf(p.count, p.datatype);
+  op.datatype = handleKey(p.datatype);
+  op.buffer = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(p.buffer));
+  op.issued = rt.mpiCalls();
+  // Registers a communicator made by a call the runtime does not interpose,
+  // so the operation's communicator shows up in the queues.
+  cachedComm(rt.comms(), p.comm);
+  rt.ops().insert(op);
+}
+
+void recordCollective(Runtime& rt, MpiFunction function, ccs::proto::CollClass collClass,
+                      const CallScope::Issued& issued, MPI_Comm comm, int root, int count, MPI_Datatype datatype,
+                      const void* buffer, MPI_Request request) noexcept {
+  if (!issued.comm) return;
+  const auto c = static_cast<std::size_t>(collClass);
+  OpInit op;
+  op.kind = MPIDBG_OP_COLLECTIVE;
+  op.function = static_cast<std::uint32_t>(function);
+  op.flags = MPIDBG_OP_ACTIVE;
+  op.request = handleKey(request);
+  op.comm = commKey(comm);
+  op.peer = root;
+  op.tag = -1;
+  op.count = count;
+  op.bytes = bytesOf(count, datatype);
+  op.datatype = handleKey(datatype);
+  op.buffer = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(buffer));
+  op.collClass = static_cast<std::int32_t>(c);
+  op.collCall = issued.collCall;
+  op.collSeq = issued.collSeq;
+  op.issued = rt.mpiCalls();
+  op.commRecord = issued.comm;
+  op.commGeneration = issued.generation;
+  if (request == MPI_REQUEST_NULL || !rt.ops().insert(op))
+    issued.comm->exits[c].fetch_add(1, std::memory_order_release);
+}
+
+WaitedOps::WaitedOps(Runtime* rt, MPI_Request* requests, int count) noexcept : rt_(rt), requests_(requests) {
+  if (!rt_ || !requests_ || count <= 0) {
+    rt_ = nullptr;
+    return;
+  }
+  if (count <= kInline) {
+    entries_ = inline_;
+  } else {
+    try {
+      // One growing buffer per thread: nested waits are never tracked (only
+      // the outermost call is), so one WaitedOps per thread uses it at a time.
+      thread_local std::vector<Entry> spill;
+      if (spill.size() < static_cast<std::size_t>(count)) spill.resize(static_cast<std::size_t>(count));
+      entries_ = spill.data();
+    } catch (...) {
+      rt_ = nullptr;
+      return;
+    }
+  }
+  count_ = count;
+  OpTable& ops = rt_->ops();
+  for (int i = 0; i < count_; ++i) {
+    Entry& e = entries_[i];
+    e.handle = handleKey(requests_[i]);
+    e.op = requests_[i] == MPI_REQUEST_NULL ? nullptr : ops.find(e.handle);
+    e.done = false;
+    if (e.op) OpTable::setWaited(*e.op, true);
+  }
+}
+
+void WaitedOps::completed(int index) noexcept {
+  if (!rt_ || index < 0 || index >= count_) return;
+  Entry& e = entries_[index];
+  if (!e.op || e.done) return;
+  rt_->ops().complete(*e.op, e.handle);
+  e.done = true;
+}
+
+void WaitedOps::completedAll() noexcept {
+  for (int i = 0; i < count_; ++i) completed(i);
+}
+
+WaitedOps::~WaitedOps() {
+  if (!rt_) return;
+  for (int i = 0; i < count_; ++i) {
+    Entry& e = entries_[i];
+    if (!e.op || e.done) continue;
+    if (requests_[i] == MPI_REQUEST_NULL) {
+      rt_->ops().complete(*e.op, e.handle);  // freed by MPI: it completed
+    } else if (e.op->request.load(std::memory_order_relaxed) == e.handle) {
+      OpTable::setWaited(*e.op, false);
+    }
+  }
+}
+
+}  // namespace mpidbg::rt

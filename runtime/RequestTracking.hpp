@@ -1,0 +1,99 @@
+#pragma once
+
+// Keeping the pending-operation table (OpTable) in step with the
+// application's requests: recording them when issued, and marking and
+// completing them around MPI_Wait* / MPI_Test*.
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "CallScope.hpp"
+
+namespace mpidbg::rt {
+
+/// A handle (MPI_Request, MPI_Datatype) as the exported state and the wire
+/// carry it: MPICH's 32-bit integer handles zero-extended (like commKey),
+/// pointer handles (Open MPI) as their address.
+template <typename Handle>
+inline std::uint64_t handleKey(Handle h) noexcept {
+  if constexpr (std::is_pointer_v<Handle>)
+    return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(h));
+  else
+    return static_cast<std::uint64_t>(static_cast<std::uint32_t>(h));
+}
+
+/// The request of a point-to-point operation just issued.
+struct PointToPoint {
+  MpiFunction function = MpiFunction::None;
+  std::uint32_t kind = MPIDBG_OP_SEND;  ///< enum mpidbg_op_kind
+  /// enum mpidbg_op_flags: MPIDBG_OP_PERSISTENT for MPI_*_init (recorded
+  /// inactive; anything else is recorded active), MPIDBG_OP_SYNCHRONOUS.
+  std::uint32_t flags = 0;
+  const void* buffer = nullptr;
+  int count = 0;
+  MPI_Datatype datatype = MPI_DATATYPE_NULL;
+  int peer = 0;  ///< raw MPI dest/source
+  int tag = 0;   ///< raw MPI tag
+  MPI_Comm comm = MPI_COMM_NULL;
+};
+
+/// Records the operation `op` whose request is `request` (after the PMPI
+/// call succeeded; MPI threads). Registers the communicator if unseen.
+void recordPointToPoint(Runtime& rt, const PointToPoint& op, MPI_Request request) noexcept;
+
+/// count * size of `datatype` in bytes, or -1 when unknown (count < 0,
+/// MPI_DATATYPE_NULL, an error). Predefined datatypes are answered from a
+/// table filled once (their sizes never change); others ask PMPI_Type_size.
+std::int64_t bytesOf(int count, MPI_Datatype datatype) noexcept;
+
+/// Records the nonblocking collective `function` of `collClass` whose
+/// request is `request`, as counted at issue (`issued`); `root` -1 when
+/// unrooted. When it cannot be recorded (`request` MPI_REQUEST_NULL: the
+/// issue failed; or the table is full), counts its exit at once so the class
+/// does not look active forever.
+void recordCollective(Runtime& rt, MpiFunction function, ccs::proto::CollClass collClass,
+                      const CallScope::Issued& issued, MPI_Comm comm, int root, int count,
+                      MPI_Datatype datatype, const void* buffer, MPI_Request request) noexcept;
+
+/// The requests named by one MPI_Wait*/MPI_Test* call and the operations
+/// recorded for them. Construct before the PMPI call (it saves the handles,
+/// which PMPI may overwrite with MPI_REQUEST_NULL, and marks the operations
+/// WAITED); report what the call says completed; the destructor settles the
+/// rest: a request whose handle became MPI_REQUEST_NULL completed, any
+/// other is no longer waited on. With `rt` nullptr (inert, nested, nothing
+/// recorded) every member is a no-op. Allocates only past kInline requests
+/// (a per-thread buffer, reused).
+class WaitedOps {
+ public:
+  /// Requests kept without allocating.
+  static constexpr int kInline = 32;
+
+  WaitedOps(Runtime* rt, MPI_Request* requests, int count) noexcept;
+  ~WaitedOps();
+  WaitedOps(const WaitedOps&) = delete;
+  WaitedOps& operator=(const WaitedOps&) = delete;
+
+  /// Request `index` completed (MPI_Waitany's index, MPI_Test's flag, ...).
+  /// Out-of-range indices (MPI_UNDEFINED) are ignored.
+  void completed(int index) noexcept;
+  /// Every request completed (MPI_Wait*/Testall success).
+  void completedAll() noexcept;
+
+ private:
+  /// Trivial (no initializers): the inline buffer costs nothing when unused.
+  struct Entry {
+    std::uint64_t handle;
+    OpRecord* op;
+    bool done;
+  };
+
+  Runtime* rt_;
+  MPI_Request* requests_;
+  int count_ = 0;
+  Entry* entries_ = nullptr;
+  Entry inline_[kInline];
+};
+
+}  // namespace mpidbg::rt

@@ -1,0 +1,175 @@
+// Nonblocking and persistent point-to-point calls, MPI_Start*, 
+// MPI_Request_free and the MPI_Test family. Each wrapper publishes the call
+// like the blocking ones (CallScope) and keeps the pending-operation table
+// in step (RequestTracking.hpp): an operation is recorded when issued (a
+// persistent one inactive), activated by MPI_Start*, WAITED while an
+// MPI_Test* names it, and removed (persistent: made inactive) when one
+// reports it complete. The MPI_Wait family is in P2pWrappers.cpp.
+#include <mpi.h>
+
+#include "RequestTracking.hpp"
+
+using mpidbg::rt::CallScope;
+using mpidbg::rt::MpiFunction;
+using mpidbg::rt::PeerRole;
+using mpidbg::rt::PointToPoint;
+using mpidbg::rt::WaitedOps;
+using mpidbg::rt::WaitScope;
+
+namespace {
+
+/// One nonblocking or persistent send/receive: publishes the call, runs
+/// `issue` (the PMPI call) and records its request when it succeeded. The
+/// operation's description is built only then.
+template <typename Issue>
+int pointToPoint(MpiFunction function, std::uint32_t kind, std::uint32_t flags, const void* buf, int count,
+                 MPI_Datatype datatype, int peer, int tag, MPI_Comm comm, MPI_Request* request, Issue issue) {
+  CallScope scope(function, comm, kind == MPIDBG_OP_RECV ? PeerRole::Source : PeerRole::Dest, peer, true, tag, count);
+  const int rc = issue();
+  if (scope.outermost() && rc == MPI_SUCCESS && request)
+    recordPointToPoint(*scope.runtime(), PointToPoint{function, kind, flags, buf, count, datatype, peer, tag, comm},
+                       *request);
+  return rc;
+}
+
+constexpr std::uint32_t kSend = MPIDBG_OP_SEND;
+constexpr std::uint32_t kRecv = MPIDBG_OP_RECV;
+constexpr std::uint32_t kPersistent = MPIDBG_OP_PERSISTENT;
+constexpr std::uint32_t kSynchronous = MPIDBG_OP_SYNCHRONOUS;
+
+/// MPI_Start* succeeded on `requests`: their operations are active again.
+void started(mpidbg::rt::Runtime& rt, const MPI_Request* requests, int count) noexcept {
+  if (rt.ops().empty()) return;
+  for (int i = 0; i < count; ++i) {
+    if (requests[i] == MPI_REQUEST_NULL) continue;
+    if (mpidbg::rt::OpRecord* op = rt.ops().find(mpidbg::rt::handleKey(requests[i])))
+      rt.ops().start(*op, rt.mpiCalls());
+  }
+}
+
+}  // namespace
+
+MPIDBG_EXPORT int MPI_Isend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                            MPI_Request* request) {
+  return pointToPoint(MpiFunction::Isend, kSend, 0, buf, count, datatype, dest, tag, comm, request,
+                      [&] { return PMPI_Isend(buf, count, datatype, dest, tag, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Issend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                             MPI_Request* request) {
+  return pointToPoint(MpiFunction::Issend, kSend, kSynchronous, buf, count, datatype, dest, tag, comm, request,
+                      [&] { return PMPI_Issend(buf, count, datatype, dest, tag, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Ibsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                             MPI_Request* request) {
+  return pointToPoint(MpiFunction::Ibsend, kSend, 0, buf, count, datatype, dest, tag, comm, request,
+                      [&] { return PMPI_Ibsend(buf, count, datatype, dest, tag, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                             MPI_Request* request) {
+  return pointToPoint(MpiFunction::Irsend, kSend, 0, buf, count, datatype, dest, tag, comm, request,
+                      [&] { return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                            MPI_Request* request) {
+  return pointToPoint(MpiFunction::Irecv, kRecv, 0, buf, count, datatype, source, tag, comm, request,
+                      [&] { return PMPI_Irecv(buf, count, datatype, source, tag, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                                MPI_Request* request) {
+  return pointToPoint(MpiFunction::SendInit, kSend, kPersistent, buf, count, datatype, dest, tag, comm, request,
+                      [&] { return PMPI_Send_init(buf, count, datatype, dest, tag, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Ssend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                                 MPI_Request* request) {
+  return pointToPoint(MpiFunction::SsendInit, kSend, kPersistent | kSynchronous, buf, count, datatype, dest, tag, comm, request,
+                      [&] { return PMPI_Ssend_init(buf, count, datatype, dest, tag, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Bsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                                 MPI_Request* request) {
+  return pointToPoint(MpiFunction::BsendInit, kSend, kPersistent, buf, count, datatype, dest, tag, comm, request,
+                      [&] { return PMPI_Bsend_init(buf, count, datatype, dest, tag, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Rsend_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+                                 MPI_Request* request) {
+  return pointToPoint(MpiFunction::RsendInit, kSend, kPersistent, buf, count, datatype, dest, tag, comm, request,
+                      [&] { return PMPI_Rsend_init(buf, count, datatype, dest, tag, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Recv_init(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                                MPI_Request* request) {
+  return pointToPoint(MpiFunction::RecvInit, kRecv, kPersistent, buf, count, datatype, source, tag, comm, request,
+                      [&] { return PMPI_Recv_init(buf, count, datatype, source, tag, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Start(MPI_Request* request) {
+  CallScope scope(MpiFunction::Start, MPI_COMM_NULL);
+  const int rc = PMPI_Start(request);
+  if (scope.outermost() && rc == MPI_SUCCESS && request) started(*scope.runtime(), request, 1);
+  return rc;
+}
+
+MPIDBG_EXPORT int MPI_Startall(int count, MPI_Request array_of_requests[]) {
+  CallScope scope(MpiFunction::Startall, MPI_COMM_NULL, PeerRole::None, 0, false, 0, count);
+  const int rc = PMPI_Startall(count, array_of_requests);
+  if (scope.outermost() && rc == MPI_SUCCESS && array_of_requests)
+    started(*scope.runtime(), array_of_requests, count);
+  return rc;
+}
+
+MPIDBG_EXPORT int MPI_Request_free(MPI_Request* request) {
+  const MPI_Request freed = request ? *request : MPI_REQUEST_NULL;
+  CallScope scope(MpiFunction::RequestFree, MPI_COMM_NULL);
+  const int rc = PMPI_Request_free(request);
+  mpidbg::rt::Runtime* rt = scope.runtime();
+  if (scope.outermost() && rc == MPI_SUCCESS && freed != MPI_REQUEST_NULL && !rt->ops().empty()) {
+    const std::uint64_t key = mpidbg::rt::handleKey(freed);
+    if (mpidbg::rt::OpRecord* op = rt->ops().find(key)) {
+      // A freed collective still completes, unseen: count its exit now.
+      if (op->kind.load(std::memory_order_relaxed) == MPIDBG_OP_COLLECTIVE) rt->ops().complete(*op, key);
+      rt->ops().remove(*op, key);
+    }
+  }
+  return rc;
+}
+
+MPIDBG_EXPORT int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  WaitScope scope(MpiFunction::Test, request, 1);
+  WaitedOps ops(scope.tracking(), request, 1);
+  const int rc = PMPI_Test(request, flag, status);
+  if (rc == MPI_SUCCESS && flag && *flag) ops.completed(0);
+  return rc;
+}
+
+MPIDBG_EXPORT int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
+  WaitScope scope(MpiFunction::Testall, array_of_requests, count);
+  WaitedOps ops(scope.tracking(), array_of_requests, count);
+  const int rc = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
+  if (rc == MPI_SUCCESS && flag && *flag) ops.completedAll();
+  return rc;
+}
+
+MPIDBG_EXPORT int MPI_Testany(int count, MPI_Request array_of_requests[], int* indx, int* flag, MPI_Status* status) {
+  WaitScope scope(MpiFunction::Testany, array_of_requests, count);
+  WaitedOps ops(scope.tracking(), array_of_requests, count);
+  const int rc = PMPI_Testany(count, array_of_requests, indx, flag, status);
+  if (rc == MPI_SUCCESS && flag && *flag && indx) ops.completed(*indx);
+  return rc;
+}
+
+MPIDBG_EXPORT int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+                               MPI_Status array_of_statuses[]) {
+  WaitScope scope(MpiFunction::Testsome, array_of_requests, incount);
+  WaitedOps ops(scope.tracking(), array_of_requests, incount);
+  const int rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+  if (rc == MPI_SUCCESS && outcount && *outcount != MPI_UNDEFINED && array_of_indices)
+    for (int k = 0; k < *outcount; ++k) ops.completed(array_of_indices[k]);
+  return rc;
+}

@@ -1,0 +1,297 @@
+#include <catch2/catch.hpp>
+
+#include "debugger/core/HangReport.hpp"
+
+using namespace mpidbg::core;
+namespace proto = mpidbg::ccs::proto;
+
+namespace {
+
+constexpr std::uint64_t kWorld = 0x44000000;
+
+proto::CommQueues world(int rank, int size, std::uint64_t collSeq) {
+  proto::CommQueues c;
+  c.state.handle = kWorld;
+  c.state.rootWorldRank = 0;
+  c.state.size = size;
+  c.state.localRank = rank;
+  c.state.name = "MPI_COMM_WORLD";
+  c.collSeq = collSeq;
+  for (int r = 0; r < size; ++r) c.worldRanks.push_back(r);
+  return c;
+}
+
+proto::MpiCall collective(const std::string& fn, std::uint64_t callNo, int root = -1,
+                          std::uint64_t comm = kWorld, const std::string& name = "MPI_COMM_WORLD") {
+  proto::MpiCall c;
+  c.function = fn;
+  c.comm = comm;
+  c.commName = name;
+  c.collCall = callNo;
+  if (root >= 0) {
+    c.peerRole = "root";
+    c.peer = root;
+  }
+  return c;
+}
+
+proto::MpiCall p2p(const std::string& fn, const std::string& role, int peer, int tag,
+                   std::uint64_t comm = kWorld, const std::string& name = "MPI_COMM_WORLD") {
+  proto::MpiCall c;
+  c.function = fn;
+  c.peerRole = role;
+  c.peer = peer;
+  c.hasTag = true;
+  c.tag = tag;
+  c.comm = comm;
+  c.commName = name;
+  return c;
+}
+
+proto::MpiCall plainCall(const std::string& fn) {
+  proto::MpiCall c;
+  c.function = fn;
+  return c;
+}
+
+proto::MpiCall finalizeCall() { return plainCall("MPI_Finalize"); }
+
+proto::RankQueues rank(int r, int size, std::uint64_t collSeq, std::optional<proto::MpiCall> call,
+                       std::vector<proto::CollRecord> history = {}) {
+  proto::RankQueues q;
+  q.worldRank = r;
+  q.comms.push_back(world(r, size, collSeq));
+  q.call = std::move(call);
+  q.history = std::move(history);
+  q.source = "test";
+  return q;
+}
+
+proto::CollRecord rec(std::uint64_t seq, const std::string& fn, int root = -1, std::uint64_t comm = kWorld) {
+  return proto::CollRecord{comm, seq, fn, root, 1};
+}
+
+bool hasEdge(const HangVerdict& v, int from, int to) {
+  for (const auto& e : v.edges)
+    if (e.from == from && e.to == to) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("hang: a receive waiting on a rank stuck in a collective is a cycle", "[hang]") {
+  HangInput in;
+  in.worldSize = 4;
+  for (int r : {0, 1, 3}) in.ranks.push_back(rank(r, 4, 1, collective("MPI_Allreduce", 1), {rec(1, "MPI_Allreduce")}));
+  in.ranks.push_back(rank(2, 4, 0, p2p("MPI_Recv", "source", 0, 99)));
+  const HangVerdict v = analyzeHang(in);
+  CHECK_FALSE(v.noHang);
+  CHECK(v.states.at(0) == "in call 1 to MPI_Allreduce on MPI_COMM_WORLD");
+  CHECK(v.states.at(2) == "blocked in MPI_Recv(source=0, tag=99, comm=MPI_COMM_WORLD)");
+  CHECK(hasEdge(v, 0, 2));
+  CHECK(hasEdge(v, 3, 2));
+  CHECK(hasEdge(v, 2, 0));
+  CHECK_FALSE(hasEdge(v, 0, 1));  // both inside the same call
+  REQUIRE(v.cycles.size() == 1);
+  CHECK(v.cycles[0] == std::vector<int>{0, 2});
+  CHECK(v.suggested.contains(2));
+  CHECK(v.suggested.contains(0));
+  const std::string text = renderHang(v);
+  CHECK(text.find("[0-1,3] in call 1 to MPI_Allreduce on MPI_COMM_WORLD") != std::string::npos);
+  CHECK(text.find("Deadlock: cycle 0 -> 2 -> 0") != std::string::npos);
+  CHECK(text.find("MPI_COMM_WORLD: collective calls issued: [0-1,3] 1, [2] 0") != std::string::npos);
+}
+
+TEST_CASE("hang: a collective mismatch names the first differing call number", "[hang]") {
+  HangInput in;
+  in.worldSize = 4;
+  for (int r : {0, 1, 2})
+    in.ranks.push_back(rank(r, 4, 2, collective("MPI_Bcast", 1, 0), {rec(1, "MPI_Barrier"), rec(2, "MPI_Bcast", 0)}));
+  in.ranks.push_back(rank(3, 4, 2, collective("MPI_Reduce", 1, 0), {rec(1, "MPI_Barrier"), rec(2, "MPI_Reduce", 0)}));
+  const HangVerdict v = analyzeHang(in);
+  REQUIRE(v.mismatches.size() == 1);
+  CHECK(v.mismatches[0] ==
+        "MPI_COMM_WORLD: collective #2 differs: ranks [0-2] called MPI_Bcast(root=0), rank 3 called MPI_Reduce(root=0)");
+  CHECK(hasEdge(v, 0, 3));
+  CHECK(hasEdge(v, 3, 0));
+  CHECK(v.suggested.contains(3));
+}
+
+TEST_CASE("hang: different roots of the same collective differ too", "[hang]") {
+  HangInput in;
+  in.worldSize = 2;
+  in.ranks.push_back(rank(0, 2, 1, collective("MPI_Bcast", 1, 0), {rec(1, "MPI_Bcast", 0)}));
+  in.ranks.push_back(rank(1, 2, 1, collective("MPI_Bcast", 1, 1), {rec(1, "MPI_Bcast", 1)}));
+  const HangVerdict v = analyzeHang(in);
+  REQUIRE(v.mismatches.size() == 1);
+  CHECK(v.mismatches[0].find("rank 0 called MPI_Bcast(root=0), rank 1 called MPI_Bcast(root=1)") != std::string::npos);
+}
+
+TEST_CASE("hang: receive-receive cycle", "[hang]") {
+  HangInput in;
+  in.worldSize = 3;
+  in.ranks.push_back(rank(0, 3, 0, p2p("MPI_Recv", "source", 1, 0)));
+  in.ranks.push_back(rank(1, 3, 0, p2p("MPI_Recv", "source", 0, 0)));
+  in.ranks.push_back(rank(2, 3, 0, std::nullopt));
+  in.ranks.back().phase = proto::MpiPhase::Finalizing;
+  in.ranks.back().call = finalizeCall();
+  const HangVerdict v = analyzeHang(in);
+  REQUIRE(v.cycles.size() == 1);
+  CHECK(v.cycles[0] == std::vector<int>{0, 1});
+  CHECK(v.states.at(2) == "in MPI_Finalize (a bystander)");
+  CHECK(v.culprits.empty());
+}
+
+TEST_CASE("hang: a rank computing outside MPI is the culprit, not a cycle", "[hang]") {
+  HangInput in;
+  in.worldSize = 4;
+  for (int r : {0, 1, 2}) in.ranks.push_back(rank(r, 4, 1, collective("MPI_Barrier", 1), {rec(1, "MPI_Barrier")}));
+  in.ranks.push_back(rank(3, 4, 0, std::nullopt));
+  in.ranks.back().frames = {"spin () at stuck.c:12", "main () at stuck.c:30"};
+  const HangVerdict v = analyzeHang(in);
+  CHECK(v.cycles.empty());
+  REQUIRE(v.culprits.count(3));
+  CHECK(v.culprits.at(3) == "computing (not in MPI) in spin () at stuck.c:12");
+  CHECK(v.suggested == RankSet::range(3, 3));
+  CHECK(renderHang(v).find("Waited for: rank 3 is computing (not in MPI) in spin () at stuck.c:12.") !=
+        std::string::npos);
+}
+
+TEST_CASE("hang: waiting on a finalizing rank is a dead end; the finalizing rank is no culprit", "[hang]") {
+  HangInput in;
+  in.worldSize = 3;
+  in.ranks.push_back(rank(0, 3, 0, p2p("MPI_Recv", "source", 2, 0)));
+  for (int r : {1, 2}) {
+    in.ranks.push_back(rank(r, 3, 0, finalizeCall()));
+    in.ranks.back().phase = proto::MpiPhase::Finalizing;
+  }
+  const HangVerdict v = analyzeHang(in);
+  CHECK(v.culprits.empty());
+  REQUIRE(v.deadEnds.size() == 1);
+  CHECK(v.deadEnds[0] ==
+        "rank 0 waits in MPI_Recv(source=2, tag=0, comm=MPI_COMM_WORLD) for rank 2, which is in MPI_Finalize "
+        "(a bystander): no matching operation will come");
+  CHECK(v.suggested.contains(0));
+  CHECK(v.suggested.contains(2));
+  CHECK_FALSE(v.suggested.contains(1));
+}
+
+TEST_CASE("hang: MPI_Waitall shows which requests are incomplete", "[hang]") {
+  HangInput in;
+  in.worldSize = 4;
+  proto::RankQueues q = rank(0, 4, 1, plainCall("MPI_Waitall"));
+  proto::PendingOp irecv;
+  irecv.kind = proto::PendingOp::Kind::Recv;
+  irecv.function = "MPI_Irecv";
+  irecv.peer = 3;
+  irecv.tag = 7;
+  irecv.count = 10;
+  irecv.request = 0x2c000001;
+  irecv.waited = true;
+  irecv.comm = kWorld;
+  proto::PendingOp ibarrier;
+  ibarrier.kind = proto::PendingOp::Kind::Collective;
+  ibarrier.function = "MPI_Ibarrier";
+  ibarrier.request = 0x2c000002;
+  ibarrier.collClass = 0;
+  ibarrier.collCall = 1;
+  ibarrier.collSeq = 1;
+  ibarrier.waited = true;
+  proto::PendingOp persistent;
+  persistent.kind = proto::PendingOp::Kind::Send;
+  persistent.function = "MPI_Send_init";
+  persistent.peer = 1;
+  persistent.tag = 0;
+  persistent.request = 0x2c000003;
+  persistent.persistent = true;
+  persistent.active = false;
+  persistent.waited = true;
+  q.comms[0].recvs.push_back(irecv);
+  q.comms[0].collectives.push_back(ibarrier);
+  q.comms[0].sends.push_back(persistent);
+  in.ranks.push_back(q);
+  in.ranks.push_back(rank(1, 4, 1, collective("MPI_Barrier", 1), {rec(1, "MPI_Barrier")}));
+  in.ranks.push_back(rank(2, 4, 0, std::nullopt));  // not yet at the barrier: computing
+  in.ranks.push_back(rank(3, 4, 1, collective("MPI_Barrier", 1), {rec(1, "MPI_Barrier")}));
+  in.ranks[0].history = {rec(1, "MPI_Ibarrier")};
+  const HangVerdict v = analyzeHang(in);
+  CHECK(hasEdge(v, 0, 3));  // the Irecv from 3
+  CHECK(hasEdge(v, 0, 2));  // the Ibarrier: rank 2 has not issued it
+  CHECK(v.culprits.count(2));
+  bool never = false;
+  for (const auto& d : v.deadEnds) never = never || d.find("never started") != std::string::npos;
+  CHECK(never);
+  CHECK(describeOp(irecv) == "MPI_Irecv(source=3, tag=7, count=10) request 0x2c000001 [waited]");
+  // MPI_Barrier and MPI_Ibarrier do not match each other.
+  REQUIRE_FALSE(v.mismatches.empty());
+  CHECK(v.mismatches[0].find("rank 0 called MPI_Ibarrier") != std::string::npos);
+}
+
+TEST_CASE("hang: a sub-communicator's local ranks map to world ranks", "[hang]") {
+  constexpr std::uint64_t kSub = 0x84000002;
+  HangInput in;
+  in.worldSize = 4;
+  auto sub = [&](int localRank, std::uint64_t collSeq) {
+    proto::CommQueues c;
+    c.state.handle = kSub;
+    c.state.rootWorldRank = 1;
+    c.state.size = 2;
+    c.state.localRank = localRank;
+    c.state.name = "comm 0x84000002";
+    c.worldRanks = {1, 3};
+    c.collSeq = collSeq;
+    return c;
+  };
+  in.ranks.push_back(rank(0, 4, 1, std::nullopt));
+  in.ranks.back().phase = proto::MpiPhase::Finalizing;
+  in.ranks.back().call = finalizeCall();
+  in.ranks.push_back(rank(1, 4, 1, collective("MPI_Allreduce", 1, -1, kSub, "comm 0x84000002"),
+                          {rec(1, "MPI_Comm_split"), rec(1, "MPI_Allreduce", -1, kSub)}));
+  in.ranks.back().comms.push_back(sub(0, 1));
+  in.ranks.push_back(rank(2, 4, 1, std::nullopt));
+  in.ranks.back().phase = proto::MpiPhase::Finalizing;
+  in.ranks.back().call = finalizeCall();
+  in.ranks.push_back(rank(3, 4, 1, p2p("MPI_Recv", "source", 0, 5, kSub, "comm 0x84000002"),
+                          {rec(1, "MPI_Comm_split")}));
+  in.ranks.back().comms.push_back(sub(1, 0));
+  const HangVerdict v = analyzeHang(in);
+  CHECK(hasEdge(v, 1, 3));
+  CHECK(hasEdge(v, 3, 1));  // local rank 0 of the sub-communicator is world rank 1
+  REQUIRE(v.cycles.size() == 1);
+  CHECK(v.cycles[0] == std::vector<int>{1, 3});
+}
+
+TEST_CASE("hang: nothing blocked is no hang; ended and unreadable ranks are reported", "[hang]") {
+  HangInput in;
+  in.worldSize = 3;
+  in.ranks.push_back(rank(0, 3, 0, std::nullopt));
+  in.ended[1] = "exited with code 1";
+  in.unreadable[2] = "timed out";
+  HangVerdict v = analyzeHang(in);
+  CHECK(v.noHang);
+  CHECK(v.states.at(1) == "exited with code 1");
+  CHECK(v.states.at(2) == "unreadable (timed out)");
+  CHECK(renderHang(v).find("nothing is hung") != std::string::npos);
+
+  in.ranks[0].call = p2p("MPI_Recv", "source", 1, 3);
+  v = analyzeHang(in);
+  CHECK_FALSE(v.noHang);
+  CHECK(v.culprits.at(1) == "exited with code 1");
+  const auto j = hangToJson(v);
+  CHECK(j["version"] == 1);
+  CHECK(j["culprits"][0]["rank"] == 1);
+  CHECK(j["edges"][0]["from"] == 0);
+  CHECK(j["edges"][0]["to"] == 1);
+  CHECK(j["no_hang"] == false);
+}
+
+TEST_CASE("hang: a large job's cycle is found without recursion", "[hang]") {
+  HangInput in;
+  in.worldSize = 2048;
+  for (int r = 0; r < 2048; ++r) in.ranks.push_back(rank(r, 2048, 0, p2p("MPI_Recv", "source", (r + 1) % 2048, 0)));
+  const HangVerdict v = analyzeHang(in);
+  REQUIRE(v.cycles.size() == 1);
+  CHECK(v.cycles[0].size() == 2048);
+  CHECK(v.cycles[0][0] == 0);
+  CHECK(v.cycles[0][1] == 1);
+}
