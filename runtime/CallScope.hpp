@@ -193,7 +193,7 @@ class CallScope {
     call.entryNs = monotonicNow();
     recorded_ = rt_->currentCall().beginWaiting(call, requests, count);
     if (controlArmed()) [[unlikely]]
-      reachMpiSafePoint(*rt_, call, count, MPI_PROC_NULL);
+      armedSafePoint(call, count, MPI_PROC_NULL);
   }
 
   void begin(MpiCallRecord& call, int count, int sendDest) noexcept {
@@ -201,7 +201,16 @@ class CallScope {
     call.entryNs = monotonicNow();
     recorded_ = rt_->currentCall().begin(call);
     if (controlArmed()) [[unlikely]]
-      reachMpiSafePoint(*rt_, call, count, sendDest);
+      armedSafePoint(call, count, sendDest);
+  }
+
+  /// The safe point's slow path. A stop there (breakpoint, freeze, step)
+  /// does not count as time inside the call: the entry time restarts when
+  /// the call goes on, so a rank resumed after a long stop is not reported
+  /// blocked in MPI at once.
+  [[gnu::noinline, gnu::cold]] void armedSafePoint(const MpiCallRecord& call, int count, int sendDest) noexcept {
+    reachMpiSafePoint(*rt_, call, count, sendDest);
+    if (recorded_) rt_->currentCall().restamp(monotonicNow());
   }
 
   Runtime* rt_;

@@ -70,7 +70,9 @@ struct MpiCallRecord {
   std::int32_t tag = 0;        ///< -1 any tag
   std::uint64_t comm = 0;      ///< communicator handle value; 0 = none (MPI_Wait*)
   std::uint64_t collCall = 0;  ///< 1-based collective call number; 0 otherwise
-  std::int64_t entryNs = 0;    ///< CLOCK_MONOTONIC at entry, nanoseconds
+  /// CLOCK_MONOTONIC at entry (or when the call went on after a stop at its
+  /// safe point), nanoseconds.
+  std::int64_t entryNs = 0;
   std::uint64_t seq = 0;       ///< the rank's intercepted-call count at entry
 };
 
@@ -109,6 +111,16 @@ class CurrentCall {
     std::atomic_thread_fence(std::memory_order_release);
     requestCount_.store(0, std::memory_order_relaxed);
     requests_.store(0, std::memory_order_relaxed);
+    seq_.store(s + 2, std::memory_order_release);
+  }
+
+  /// Sets the entry time to `entryNs` (the call resumed after a stop at its
+  /// safe point); only by the owner.
+  void restamp(std::int64_t entryNs) noexcept {
+    const std::uint32_t s = seq_.load(std::memory_order_relaxed);
+    seq_.store(s + 1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+    entryNs_.store(entryNs, std::memory_order_relaxed);
     seq_.store(s + 2, std::memory_order_release);
   }
 

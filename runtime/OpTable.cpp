@@ -1,7 +1,11 @@
 // The pending-operation table (see OpTable.hpp).
 #include "OpTable.hpp"
 
+#include <sched.h>
+#include <time.h>
+
 #include <algorithm>
+#include <mutex>  // std::lock_guard
 #include <utility>
 
 #include "CurrentCall.hpp"
@@ -75,6 +79,21 @@ void countExit(const OpRecord& op) noexcept {
 
 }  // namespace
 
+void OpTableLock::wait() noexcept {
+  for (unsigned spins = 0; locked_.load(std::memory_order_relaxed); ++spins) {
+    if (spins < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    } else if (spins < 1024) {
+      sched_yield();
+    } else {
+      const timespec nap{0, 100000};
+      nanosleep(&nap, nullptr);
+    }
+  }
+}
+
 std::size_t OpTable::home(std::uint64_t request) noexcept {
   return static_cast<std::size_t>((request * 0x9E3779B97F4A7C15ull) >> 52) & kMask;
 }
@@ -115,7 +134,7 @@ OpRecord* OpTable::insert(const OpInit& op) noexcept {
       overflow_.fetch_add(1, std::memory_order_relaxed);
       return nullptr;
     }
-    live_.fetch_add(1, std::memory_order_relaxed);
+    live_.store(live_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
   OpRecord& r = *target;
   beginWrite(r);
@@ -144,7 +163,7 @@ OpRecord* OpTable::insert(const OpInit& op) noexcept {
 
 void OpTable::start(OpRecord& op, std::uint64_t issued) noexcept {
   op.issued.store(issued, std::memory_order_relaxed);
-  op.flags.fetch_or(MPIDBG_OP_ACTIVE, std::memory_order_release);
+  setFlags(op, op.flags.load(std::memory_order_relaxed) | MPIDBG_OP_ACTIVE);
 }
 
 void OpTable::complete(OpRecord& op, std::uint64_t request) noexcept {
@@ -152,8 +171,9 @@ void OpTable::complete(OpRecord& op, std::uint64_t request) noexcept {
       op.request.load(std::memory_order_relaxed) != request)
     return;
   countExit(op);
-  if (op.flags.load(std::memory_order_relaxed) & MPIDBG_OP_PERSISTENT) {
-    op.flags.fetch_and(~static_cast<std::uint32_t>(MPIDBG_OP_ACTIVE | MPIDBG_OP_WAITED), std::memory_order_release);
+  const std::uint32_t flags = op.flags.load(std::memory_order_relaxed);
+  if (flags & MPIDBG_OP_PERSISTENT) {
+    setFlags(op, flags & ~static_cast<std::uint32_t>(MPIDBG_OP_ACTIVE | MPIDBG_OP_WAITED));
     return;
   }
   std::lock_guard lock(writers_);
@@ -173,7 +193,7 @@ void OpTable::removeLocked(OpRecord& op) noexcept {
   beginWrite(op);
   op.state.store(MPIDBG_SLOT_TOMBSTONE, std::memory_order_release);
   endWrite(op);
-  live_.fetch_sub(1, std::memory_order_relaxed);
+  live_.store(live_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
   // As in CommRegistry::remove: a run of tombstones followed by an empty
   // slot ends no probe chain, so it becomes empty again.
   std::size_t i = static_cast<std::size_t>(&op - slots_.data());

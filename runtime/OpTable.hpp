@@ -3,7 +3,6 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
-#include <mutex>
 #include <vector>
 
 #include "CommRegistry.hpp"
@@ -67,10 +66,26 @@ struct OpInit {
   std::uint32_t commGeneration = 0;
 };
 
+/// The writers' lock of an OpTable: test-and-test-and-set, for sections of a
+/// few dozen instructions that never block (a pthread mutex would double the
+/// cost of recording a request). Waiters spin briefly, then yield, then nap
+/// (a holder may be held by the freeze signal for a long time).
+class OpTableLock {
+ public:
+  void lock() noexcept {
+    while (locked_.exchange(true, std::memory_order_acquire)) wait();
+  }
+  void unlock() noexcept { locked_.store(false, std::memory_order_release); }
+
+ private:
+  void wait() noexcept;
+  std::atomic<bool> locked_{false};
+};
+
 /// The pending operations of one rank: a fixed-capacity open-addressing table
 /// keyed by request handle (the root's "ops" array). Lookups are lock-free;
-/// inserts and removals take a mutex (cheap and uncontended in practice;
-/// never taken by the helper thread, so a rank frozen while holding it still
+/// inserts and removals take a small lock (uncontended in practice; never
+/// taken by the helper thread, so a rank frozen while holding it still
 /// answers). Freed slots become tombstones and are recycled.
 class OpTable {
  public:
@@ -98,8 +113,8 @@ class OpTable {
 
   /// Sets or clears WAITED (the rank is inside an MPI_Wait*/Test* naming it).
   static void setWaited(OpRecord& op, bool waited) noexcept {
-    if (waited) op.flags.fetch_or(MPIDBG_OP_WAITED, std::memory_order_relaxed);
-    else op.flags.fetch_and(~static_cast<std::uint32_t>(MPIDBG_OP_WAITED), std::memory_order_relaxed);
+    const std::uint32_t flags = op.flags.load(std::memory_order_relaxed);
+    setFlags(op, waited ? flags | MPIDBG_OP_WAITED : flags & ~static_cast<std::uint32_t>(MPIDBG_OP_WAITED));
   }
 
   /// The operation of `request` completed (a Wait/Test reported it): a
@@ -123,14 +138,22 @@ class OpTable {
   const OpRecord* slots() const noexcept { return slots_.data(); }
 
  private:
+  /// Stores an operation's flags. A plain store, not a read-modify-write:
+  /// MPI forbids two threads to use one request at once, so only the thread
+  /// using it writes its flags (the helper thread only reads them).
+  static void setFlags(OpRecord& op, std::uint32_t flags) noexcept {
+    op.flags.store(flags, std::memory_order_release);
+  }
+
   static std::size_t home(std::uint64_t request) noexcept;
-  /// Empties `op` and shortens probe chains. Caller holds the mutex.
+  /// Empties `op` and shortens probe chains. Caller holds writers_.
   void removeLocked(OpRecord& op) noexcept;
 
   std::array<OpRecord, kCapacity> slots_{};
   std::atomic<std::uint64_t>& overflow_;
+  /// Live records; changed only under writers_ (plain load + store).
   std::atomic<std::uint32_t> live_{0};
-  std::mutex writers_;
+  OpTableLock writers_;
 };
 
 }  // namespace mpidbg::rt

@@ -95,6 +95,7 @@ class Analyzer {
     for (auto& [rank, node] : nodes_)
       if (node.kind == Kind::Blocked) waitsOf(rank, node);
     compareSequences();
+    compareCommunicators();
     findCycles();
     findCulprits();
     suggest();
@@ -276,6 +277,39 @@ class Analyzer {
           for (int r : fewest->ranks) mismatched_.insert(r);
         }
       }
+    }
+  }
+
+  /// Ranks inside the same collective function on different communicators
+  /// that share members: "communicator vs communicator".
+  void compareCommunicators() {
+    std::map<std::string, std::map<int, std::string>> byFunction;  // function -> rank -> comm name
+    std::map<std::string, std::map<std::string, std::set<int>>> members;  // function -> comm name -> members
+    for (const auto& [rank, node] : nodes_) {
+      if (node.kind != Kind::Blocked || !node.q->call || node.q->call->collCall == 0) continue;
+      const auto& call = *node.q->call;
+      const proto::CommQueues* comm = commOf(*node.q, call.comm);
+      if (!comm) continue;
+      const std::string name = commName(comm, call.comm) + " (handle " + hex(call.comm) + ")";
+      byFunction[call.function][rank] = name;
+      for (int m : membersOf(*comm, in_.worldSize)) members[call.function][name].insert(m);
+    }
+    for (const auto& [function, ranks] : byFunction) {
+      const auto groups = groupByText(ranks);
+      if (groups.size() < 2) continue;
+      // Only communicators that overlap can be confused with each other.
+      bool overlap = false;
+      for (std::size_t i = 0; i < groups.size() && !overlap; ++i)
+        for (std::size_t j = i + 1; j < groups.size() && !overlap; ++j)
+          for (int m : members[function][groups[i].text]) overlap = overlap || members[function][groups[j].text].count(m);
+      if (!overlap) continue;
+      std::string line = function + " is entered on different communicators:";
+      for (std::size_t i = 0; i < groups.size(); ++i)
+        line += std::string(i ? "," : "") + " " + describeRanks(groups[i].ranks) + " on " + groups[i].text;
+      v_.mismatches.push_back(line);
+      const auto fewest = std::min_element(groups.begin(), groups.end(),
+                                           [](const auto& a, const auto& b) { return a.ranks.size() < b.ranks.size(); });
+      for (int r : fewest->ranks) mismatched_.insert(r);
     }
   }
 

@@ -7,6 +7,7 @@
 #include "ccs/QueueProtocol.hpp"
 #include "debugger/core/Backtrace.hpp"
 #include "debugger/core/Debugger.hpp"
+#include "debugger/core/mqs/QueueReader.hpp"
 #include "debugger/core/mqs/QueueSources.hpp"
 
 namespace mpidbg::core {
@@ -118,7 +119,18 @@ HangInput Debugger::queueStatesFromMemory(const RankSet& wanted) {
 
 Expected<proto::RankQueues> Debugger::readHeldRank(const RankInfo& info) {
   // gdb keeps the process stopped: its memory holds still while the DLL reads.
-  return mqs::readLiveRank(info.rank, info.pid, mqsDll);
+  auto q = mqs::readLiveRank(info.rank, info.pid, mqsDll);
+  if (!q || !mqs::collectivesFromFrames(*q) || q->call) return q;
+  // A DLL without collective state (Open MPI's, MPICH's): the collective the
+  // rank is in, if any, comes from its stack frames, which gdb has.
+  auto out = gdb_->run(RankSet::range(info.rank, info.rank), "bt 16");
+  if (auto it = out.find(info.rank); it != out.end() && it->second) q->frames = parseBacktrace(*it->second);
+  if (const auto coll = mqs::inferCollectiveFromFrames(q->frames)) {
+    proto::MpiCall call;
+    call.function = std::string(proto::collName(*coll));
+    q->call = std::move(call);
+  }
+  return q;
 }
 
 void Debugger::addCulpritFrames(HangInput& input, int depth, std::size_t limit) {

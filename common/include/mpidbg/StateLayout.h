@@ -118,6 +118,8 @@ struct mpidbg_layout_table {
  *   peer i32, tag i32, comm u64 (0 for none), coll_call u64, entry_ns i64
  *   (CLOCK_MONOTONIC), seq u64, requests taddr and request_count i32 (the
  *   MPI_Wait* argument array while inside one; 0 otherwise).
+ *   entry_ns restarts when the call goes on after a stop at its safe point
+ *   (breakpoint, freeze, step), so "time in the call" excludes the stop.
  *   The request array belongs to the application: MPI_Request values
  *   (MPICH: 4-byte ints), MPI_REQUEST_NULL for those already completed.
  *

@@ -295,3 +295,31 @@ TEST_CASE("hang: a large job's cycle is found without recursion", "[hang]") {
   CHECK(v.cycles[0][0] == 0);
   CHECK(v.cycles[0][1] == 1);
 }
+
+TEST_CASE("hang: the same collective on two overlapping communicators is named", "[hang]") {
+  constexpr std::uint64_t kDup = 0x84000003;
+  HangInput in;
+  in.worldSize = 3;
+  auto dup = [&](int r, std::uint64_t collSeq) {
+    proto::CommQueues c = world(r, 3, collSeq);
+    c.state.handle = kDup;
+    c.state.name = "solver";
+    return c;
+  };
+  for (int r : {0, 1}) {
+    in.ranks.push_back(rank(r, 3, 2, collective("MPI_Allreduce", 1), {rec(1, "MPI_Comm_dup"), rec(2, "MPI_Allreduce")}));
+    in.ranks.back().comms.push_back(dup(r, 0));
+  }
+  in.ranks.push_back(rank(2, 3, 1, collective("MPI_Allreduce", 1, -1, kDup, "solver"),
+                          {rec(1, "MPI_Comm_dup"), rec(1, "MPI_Allreduce", -1, kDup)}));
+  in.ranks.back().comms.push_back(dup(2, 1));
+  const HangVerdict v = analyzeHang(in);
+  bool named = false;
+  for (const auto& m : v.mismatches)
+    named = named || m == "MPI_Allreduce is entered on different communicators: ranks [0-1] on MPI_COMM_WORLD "
+                          "(handle 0x44000000), rank 2 on solver (handle 0x84000003)";
+  CHECK(named);
+  CHECK(v.suggested.contains(2));
+  REQUIRE(v.cycles.size() == 1);
+  CHECK(v.cycles[0] == std::vector<int>{0, 2});
+}
