@@ -1,8 +1,8 @@
 #pragma once
 
 #include <mpi.h>
-#include <time.h>
 
+#include "CallClock.hpp"
 #include "CommRegistry.hpp"
 #include "Control.hpp"
 #include "CurrentCall.hpp"
@@ -23,18 +23,21 @@ extern __thread int tCallDepth __attribute__((tls_model("initial-exec")));
 
 /// The communicator record this thread's last collective used (a one-entry
 /// cache in front of the registry's hash probe); checked live and matching
-/// before use. Defined in Control.cpp.
+/// before use. Never null: &gNoComm (never live) until the first lookup.
+/// Defined in Control.cpp.
 extern __thread CommRecord* tLastComm __attribute__((tls_model("initial-exec")));
+/// A record that is never live: tLastComm's empty value.
+extern CommRecord gNoComm __attribute__((visibility("hidden")));
 
 /// The registry record of `comm` through tLastComm.
 inline CommRecord* cachedComm(CommRegistry& registry, MPI_Comm comm) noexcept {
   const std::uint64_t key = commKey(comm);
   CommRecord* r = tLastComm;
-  if (r && r->state.load(std::memory_order_acquire) == CommRecord::Live &&
+  if (r->state.load(std::memory_order_acquire) == CommRecord::Live &&
       r->handle.load(std::memory_order_relaxed) == key) [[likely]]
     return r;
   r = registry.findOrRegister(comm);
-  tLastComm = r;
+  tLastComm = r ? r : &gNoComm;
   return r;
 }
 
@@ -48,13 +51,6 @@ inline std::int32_t wirePeer(int rank) noexcept {
 
 /// -1 for MPI_ANY_TAG, else the tag.
 inline std::int32_t wireTag(int tag) noexcept { return tag == MPI_ANY_TAG ? -1 : tag; }
-
-/// Nanoseconds of CLOCK_MONOTONIC (vDSO; no system call).
-inline std::int64_t monotonicNow() noexcept {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
 
 /// One interposed MPI call, from entry to return (RAII around the PMPI call).
 /// Inert runtime: one atomic load, nothing else. Attached: counts the call,
@@ -70,20 +66,16 @@ class CallScope {
   /// wirePeer/wireTag); `comm` MPI_COMM_NULL for calls without one (MPI_Wait*).
   /// `count` is the element count (requests for MPI_Wait*; -1 if none), and
   /// `sendDest` the destination of MPI_Sendrecv* (whose `peer` is the source).
-  CallScope(MpiFunction function, MPI_Comm comm, PeerRole role = PeerRole::None, int peer = 0,
-            bool hasTag = false, int tag = 0, int count = -1, int sendDest = MPI_PROC_NULL) noexcept
+  [[gnu::always_inline]] CallScope(MpiFunction function, MPI_Comm comm, PeerRole role = PeerRole::None,
+                                   int peer = 0, bool hasTag = false, int tag = 0, int count = -1,
+                                   int sendDest = MPI_PROC_NULL) noexcept
       : rt_(Runtime::attached()) {
     if (!rt_) return;
-    if (tCallDepth++ > 0) return;
+    if (++tCallDepth != 1) return;
     outermost_ = true;
-    MpiCallRecord call;
-    call.function = function;
-    call.peerRole = role;
-    call.peer = role == PeerRole::None ? 0 : wirePeer(peer);
-    call.hasTag = hasTag;
-    call.tag = hasTag ? wireTag(tag) : 0;
-    call.comm = comm == MPI_COMM_NULL ? 0 : commKey(comm);
-    begin(call, count, sendDest);
+    begin({function, role, hasTag, role == PeerRole::None ? 0 : wirePeer(peer), hasTag ? wireTag(tag) : 0,
+           comm == MPI_COMM_NULL ? 0 : commKey(comm), 0, 0, 0},
+          count, sendDest);
   }
 
   /// A collective of class `function` (Barrier..Scatterv) on `comm`; `root`
@@ -91,7 +83,7 @@ class CallScope {
   /// the element count a condition sees (-1 if none). Counts the entry (the
   /// exit when the scope ends), the communicator's collSeq and one history
   /// record.
-  static CallScope collective(MpiFunction function, MPI_Comm comm, PeerRole role = PeerRole::None,
+  [[gnu::always_inline]] static CallScope collective(MpiFunction function, MPI_Comm comm, PeerRole role = PeerRole::None,
                               int root = 0, int count = -1) noexcept {
     return CallScope(CollectiveTag{}, function,
                      static_cast<int>(function) - static_cast<int>(MpiFunction::Barrier), true, comm, role, root,
@@ -130,7 +122,7 @@ class CallScope {
     return CallScope(WaitingTag{}, function, requests, count);
   }
 
-  ~CallScope() {
+  [[gnu::always_inline]] ~CallScope() {
     if (!rt_) return;
     --tCallDepth;
     if (!outermost_) return;
@@ -155,18 +147,14 @@ class CallScope {
 
   /// collClass -1: no class counters (communicator constructors);
   /// `countExit`: the scope's end counts the exit (blocking collectives).
-  CallScope(CollectiveTag, MpiFunction function, int collClass, bool countExit, MPI_Comm comm, PeerRole role,
-            int root, int count, Issued* out) noexcept
+  [[gnu::always_inline]] CallScope(CollectiveTag, MpiFunction function, int collClass, bool countExit,
+                                   MPI_Comm comm, PeerRole role, int root, int count, Issued* out) noexcept
       : rt_(Runtime::attached()) {
     if (!rt_) return;
-    if (tCallDepth++ > 0) return;
+    if (++tCallDepth != 1) return;
     outermost_ = true;
-    MpiCallRecord call;
-    call.function = function;
-    call.peerRole = role;
-    call.peer = role == PeerRole::None ? 0 : root;
-    call.comm = commKey(comm);
-    if (CommRecord* record = cachedComm(rt_->comms(), comm)) {
+    CurrentCall::Fields call{function, role, false, role == PeerRole::None ? 0 : root, 0, commKey(comm), 0, 0, 0};
+    if (CommRecord* record = cachedComm(rt_->comms(), comm)) [[likely]] {
       const std::uint64_t collSeq = record->collSeq.fetch_add(1, std::memory_order_relaxed) + 1;
       if (collClass >= 0) {
         const auto c = static_cast<std::size_t>(collClass);
@@ -185,32 +173,43 @@ class CallScope {
   CallScope(WaitingTag, MpiFunction function, const MPI_Request* requests, int count) noexcept
       : rt_(Runtime::attached()) {
     if (!rt_) return;
-    if (tCallDepth++ > 0) return;
+    if (++tCallDepth != 1) return;
     outermost_ = true;
-    MpiCallRecord call;
-    call.function = function;
-    call.seq = rt_->countCall();
-    call.entryNs = monotonicNow();
+    CurrentCall::Fields call{function, PeerRole::None, false, 0, 0, 0, 0, callClockNow(), rt_->countCall()};
     recorded_ = rt_->currentCall().beginWaiting(call, requests, count);
     if (controlArmed()) [[unlikely]]
-      armedSafePoint(call, count, MPI_PROC_NULL);
+      armedSafePoint(rt_, recorded_, call, count, MPI_PROC_NULL);
   }
 
-  void begin(MpiCallRecord& call, int count, int sendDest) noexcept {
+  /// Stamps `call` (entry time, call number), publishes it and takes the
+  /// safe point.
+  [[gnu::always_inline]] void begin(CurrentCall::Fields call, int count, int sendDest) noexcept {
     call.seq = rt_->countCall();
-    call.entryNs = monotonicNow();
+    call.entryNs = callClockNow();
     recorded_ = rt_->currentCall().begin(call);
     if (controlArmed()) [[unlikely]]
-      armedSafePoint(call, count, sendDest);
+      armedSafePoint(rt_, recorded_, call, count, sendDest);
   }
 
   /// The safe point's slow path. A stop there (breakpoint, freeze, step)
   /// does not count as time inside the call: the entry time restarts when
   /// the call goes on, so a rank resumed after a long stop is not reported
-  /// blocked in MPI at once.
-  [[gnu::noinline, gnu::cold]] void armedSafePoint(const MpiCallRecord& call, int count, int sendDest) noexcept {
-    reachMpiSafePoint(*rt_, call, count, sendDest);
-    if (recorded_) rt_->currentCall().restamp(monotonicNow());
+  /// blocked in MPI at once. Static and by value, so that the fast path
+  /// keeps the scope and the fields in registers.
+  [[gnu::noinline, gnu::cold]] static void armedSafePoint(Runtime* rt, bool recorded, CurrentCall::Fields f,
+                                                          int count, int sendDest) noexcept {
+    MpiCallRecord call;
+    call.function = f.function;
+    call.peerRole = f.peerRole;
+    call.hasTag = f.hasTag;
+    call.peer = f.peer;
+    call.tag = f.tag;
+    call.comm = f.comm;
+    call.collCall = f.collCall;
+    call.entryNs = f.entryNs;
+    call.seq = f.seq;
+    reachMpiSafePoint(*rt, call, count, sendDest);
+    if (recorded) rt->currentCall().restamp(callClockNow());
   }
 
   Runtime* rt_;

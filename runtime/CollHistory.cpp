@@ -5,7 +5,7 @@ namespace mpidbg::rt {
 
 std::vector<ccs::proto::CollRecord> CollHistory::snapshot() const {
   std::vector<ccs::proto::CollRecord> out;
-  const std::uint64_t next = next_.load(std::memory_order_acquire);
+  const std::uint64_t next = stateRoot().historyNext.load(std::memory_order_acquire);
   const std::uint64_t first = next > kCapacity ? next - kCapacity : 0;
   out.reserve(static_cast<std::size_t>(next - first));
   for (std::uint64_t index = first; index < next; ++index) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "CurrentCall.hpp"
+#include "ExportedState.hpp"
 #include "ccs/QueueProtocol.hpp"
 
 namespace mpidbg::rt {
@@ -22,7 +23,12 @@ struct CollHistoryRecord {
   /// it was appended). A reader keeps a record only when the stamp it reads
   /// before and after the fields is the one it expects.
   std::atomic<std::uint64_t> stamp{0};
+  /// Pads the record to 64 bytes: a power of two stride (shift, not
+  /// multiply, on the append path). Not exported (the layout's "coll" size
+  /// row gives the stride).
+  std::uint64_t padding[3] = {};
 };
+static_assert(sizeof(CollHistoryRecord) == 64);
 
 /// The rank's recent collective calls, oldest overwritten first: every
 /// collective issue (blocking, nonblocking, communicator constructors)
@@ -32,19 +38,21 @@ class CollHistory {
  public:
   /// Records kept.
   static constexpr std::size_t kCapacity = 256;
+  static_assert((kCapacity & (kCapacity - 1)) == 0, "the ring index is a mask");
 
-  /// `next` counts records ever appended (the exported root.history_next):
-  /// the newest is at (next - 1) % kCapacity.
-  explicit CollHistory(std::atomic<std::uint64_t>& next) noexcept : next_(next) {}
+  /// Records ever appended are counted in the exported root.history_next
+  /// (stateRoot().historyNext, PC-relative): the newest is at
+  /// (next - 1) % kCapacity.
+  CollHistory() noexcept = default;
   CollHistory(const CollHistory&) = delete;
   CollHistory& operator=(const CollHistory&) = delete;
 
   /// Appends one call: `collSeq` its 1-based number on `comm`, `root` -1
   /// when unrooted, `count` -1 when not one number. Never blocks.
-  void append(std::uint64_t comm, std::uint64_t collSeq, MpiFunction function, std::int32_t root,
-              std::int64_t count) noexcept {
-    const std::uint64_t index = next_.fetch_add(1, std::memory_order_relaxed);
-    CollHistoryRecord& r = records_[index % kCapacity];
+  [[gnu::always_inline]] void append(std::uint64_t comm, std::uint64_t collSeq, MpiFunction function,
+                                     std::int32_t root, std::int64_t count) noexcept {
+    const std::uint64_t index = stateRoot().historyNext.fetch_add(1, std::memory_order_relaxed);
+    CollHistoryRecord& r = records_[index & (kCapacity - 1)];
     r.stamp.store(0, std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_release);
     r.comm.store(comm, std::memory_order_relaxed);
@@ -63,7 +71,6 @@ class CollHistory {
   const CollHistoryRecord* records() const noexcept { return records_.data(); }
 
  private:
-  std::atomic<std::uint64_t>& next_;
   std::array<CollHistoryRecord, kCapacity> records_{};
 };
 

@@ -14,7 +14,8 @@ namespace mpidbg::rt {
 namespace cond = ccs::cond;
 namespace proto = ccs::proto;
 
-__thread CommRecord* tLastComm __attribute__((tls_model("initial-exec"))) = nullptr;
+CommRecord gNoComm;
+__thread CommRecord* tLastComm __attribute__((tls_model("initial-exec"))) = &gNoComm;
 
 namespace {
 

@@ -70,8 +70,9 @@ struct MpiCallRecord {
   std::int32_t tag = 0;        ///< -1 any tag
   std::uint64_t comm = 0;      ///< communicator handle value; 0 = none (MPI_Wait*)
   std::uint64_t collCall = 0;  ///< 1-based collective call number; 0 otherwise
-  /// CLOCK_MONOTONIC at entry (or when the call went on after a stop at its
-  /// safe point), nanoseconds.
+  /// Entry time (or when the call went on after a stop at its safe point)
+  /// in call-clock ticks (CallClock.hpp: callClockToNs converts to
+  /// CLOCK_MONOTONIC nanoseconds).
   std::int64_t entryNs = 0;
   std::uint64_t seq = 0;       ///< the rank's intercepted-call count at entry
 };
@@ -86,22 +87,46 @@ struct MpiCallRecord {
 /// fail begin()).
 class CurrentCall {
  public:
-  /// Claims the record for the calling thread and publishes `call`. False
+  /// The fields of one published call (the fast path's view of
+  /// MpiCallRecord: already in wire convention, see MpiCallRecord).
+  struct Fields {
+    MpiFunction function;
+    PeerRole peerRole;
+    bool hasTag;
+    std::int32_t peer;
+    std::int32_t tag;
+    std::uint64_t comm;
+    std::uint64_t collCall;
+    std::int64_t entryNs;  ///< call-clock ticks (CallClock.hpp)
+    std::uint64_t seq;
+  };
+
+  /// Claims the record for the calling thread and publishes `f`. False
   /// (nothing written) when another thread holds it.
-  bool begin(const MpiCallRecord& call) noexcept {
+  [[gnu::always_inline]] bool begin(const Fields& f) noexcept {
     if (!claim()) return false;
-    write<false>(call, 0, 0);
+    write<false>(f, 0, 0);
     return true;
   }
 
   /// begin() for a call on an array of requests (MPI_Wait*, MPI_Test*): also
   /// publishes the array's address and length in the same write. The owner
   /// must call clearRequests() before end().
-  bool beginWaiting(const MpiCallRecord& call, const void* requests, std::int32_t count) noexcept {
+  [[gnu::always_inline]] bool beginWaiting(const Fields& f, const void* requests, std::int32_t count) noexcept {
     if (!claim()) return false;
-    write<true>(call, reinterpret_cast<std::uintptr_t>(requests), count);
+    write<true>(f, reinterpret_cast<std::uintptr_t>(requests), count);
     return true;
   }
+
+  /// Declares that at most one thread is inside MPI at any time (the
+  /// provided thread level is below MPI_THREAD_MULTIPLE): begin() then
+  /// always succeeds without a compare-and-swap. Call before the runtime is
+  /// announced. A program that breaks its thread level may then see torn
+  /// call records, nothing worse.
+  void setExclusive(bool exclusive) noexcept { exclusive_ = exclusive; }
+
+  /// begin() from a plain record (tests, slow paths).
+  bool begin(const MpiCallRecord& call) noexcept { return begin(fieldsOf(call)); }
 
   /// Withdraws the request array published by beginWaiting (readers see
   /// none again); only by the owner, before end().
@@ -126,13 +151,11 @@ class CurrentCall {
 
   /// Clears the record (function None: readers see no call; the other
   /// fields are left stale) and releases it; only after a begin() that
-  /// returned true.
-  void end() noexcept {
-    const std::uint32_t s = seq_.load(std::memory_order_relaxed);
-    seq_.store(s + 1, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_release);
-    function_.store(0, std::memory_order_relaxed);
-    seq_.store(s + 2, std::memory_order_release);
+  /// returned true. Only `function` changes and the version does not: a
+  /// reader that sees the old function sees the old call whole, one that
+  /// sees 0 sees none.
+  [[gnu::always_inline]] void end() noexcept {
+    function_.store(0, std::memory_order_release);
     owned_.store(false, std::memory_order_release);
   }
 
@@ -151,13 +174,18 @@ class CurrentCall {
  private:
   friend struct LayoutAccess;  // ExportedState.cpp: offsets of the fields
 
-  bool claim() noexcept {
+  [[gnu::always_inline]] bool claim() noexcept {
+    if (exclusive_) return true;
     bool expected = false;
     return owned_.compare_exchange_strong(expected, true, std::memory_order_acquire, std::memory_order_relaxed);
   }
 
+  static Fields fieldsOf(const MpiCallRecord& c) noexcept {
+    return {c.function, c.peerRole, c.hasTag, c.peer, c.tag, c.comm, c.collCall, c.entryNs, c.seq};
+  }
+
   template <bool kWithRequests>
-  void write(const MpiCallRecord& c, std::uint64_t requests, std::int32_t count) noexcept {
+  [[gnu::always_inline]] void write(const Fields& c, std::uint64_t requests, std::int32_t count) noexcept {
     const std::uint32_t s = seq_.load(std::memory_order_relaxed);
     seq_.store(s + 1, std::memory_order_relaxed);
     std::atomic_thread_fence(std::memory_order_release);
@@ -177,6 +205,10 @@ class CurrentCall {
     seq_.store(s + 2, std::memory_order_release);
   }
 
+  /// Set before the runtime is announced: at most one thread is inside MPI
+  /// at a time (provided level below MPI_THREAD_MULTIPLE), so the record is
+  /// never contended and claim() skips its compare-and-swap.
+  bool exclusive_ = false;
   std::atomic<bool> owned_{false};
   /// The seqlock word ("call.version"): odd while a writer is inside.
   std::atomic<std::uint32_t> seq_{0};

@@ -64,6 +64,9 @@ struct LayoutAccess {
     MPIDBG_ROW("root", StateRoot, functionCount, "function_count", 4);
     MPIDBG_ROW("root", StateRoot, functionNameLen, "function_name_len", 4);
     MPIDBG_ROW("root", StateRoot, opOverflow, "op_overflow", 8);
+    MPIDBG_ROW("root", StateRoot, clockTickBase, "clock_tick_base", 8);
+    MPIDBG_ROW("root", StateRoot, clockNsBase, "clock_ns_base", 8);
+    MPIDBG_ROW("root", StateRoot, clockNsPerTickQ32, "clock_ns_per_tick_q32", 8);
 
     row("comm", "", 0, sizeof(CommRecord), sizeof(CommRecord));
     MPIDBG_ROW("comm", CommRecord, state, "state", 4);

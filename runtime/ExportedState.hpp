@@ -44,6 +44,12 @@ struct StateRoot {
   std::uint32_t functionNameLen = 0;
   /// Operations not recorded because the op table was full ("op_overflow").
   std::atomic<std::uint64_t> opOverflow{0};
+  /// The call clock's conversion to CLOCK_MONOTONIC nanoseconds
+  /// ("clock_tick_base", "clock_ns_base", "clock_ns_per_tick_q32"; see
+  /// CallClock.hpp): identity until calibrateCallClock() chose the counter.
+  std::int64_t clockTickBase = 0;
+  std::int64_t clockNsBase = 0;
+  std::uint64_t clockNsPerTickQ32 = std::uint64_t{1} << 32;
 };
 
 /// The state root's storage: a hidden symbol, so the runtime's own accesses

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "CallClock.hpp"
 #include "Control.hpp"
 #include "ControlHandlers.hpp"
 #include "QueueHandler.hpp"
@@ -58,7 +59,7 @@ proto::MpiCall wireCallOf(Runtime& rt, const MpiCallRecord& call) {
   m.comm = call.comm;
   if (call.comm != 0) m.commName = rt.comms().nameOf(call.comm);
   m.collCall = call.collCall;
-  const std::int64_t elapsed = monotonicNs() - call.entryNs;
+  const std::int64_t elapsed = monotonicNs() - callClockToNs(call.entryNs);
   m.elapsedUs = elapsed > 0 ? static_cast<std::uint64_t>(elapsed / 1000) : 0;
   m.seq = call.seq;
   return m;

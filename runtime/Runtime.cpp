@@ -96,7 +96,9 @@ std::string hostName() {
 }  // namespace
 
 Runtime::Runtime(std::int32_t rank, std::int32_t size, std::int32_t threadLevel)
-    : rank_(rank), size_(size), threadLevel_(threadLevel) {}
+    : rank_(rank), size_(size), threadLevel_(threadLevel) {
+  call_.setExclusive(threadLevel < MPI_THREAD_MULTIPLE);
+}
 
 void Runtime::startAfterInit(int providedThreadLevel) noexcept {
   const char* frontend = std::getenv("MPIDBG_FRONTEND");
@@ -113,6 +115,7 @@ void Runtime::startAfterInit(int providedThreadLevel) noexcept {
       return;
     }
     rt->launchHelper();
+    calibrateCallClock();
     publishState(*rt, providedThreadLevel);
     // From here on the object lives until the process is gone.
     Runtime* raw = rt.release();

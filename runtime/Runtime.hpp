@@ -101,7 +101,7 @@ class Runtime {
   CommRegistry comms_;
   CurrentCall call_;
   OpTable ops_{stateRoot().opOverflow};
-  CollHistory history_{stateRoot().historyNext};
+  CollHistory history_;
   EventChannel events_;
   std::unique_ptr<ccs::Server> server_;
   std::unique_ptr<ccs::Forwarder> forwarder_;

@@ -76,6 +76,12 @@ struct mpidbg_layout_table {
  *   function_name_len u32.
  *   Added: op_overflow u64 (operations never recorded because the op table
  *     was full: nonzero means the pending lists may be incomplete).
+ *   Added: clock_tick_base i64, clock_ns_base i64, clock_ns_per_tick_q32
+ *     u64: the conversion of "call".entry_ns to CLOCK_MONOTONIC nanoseconds,
+ *     ns = clock_ns_base + (entry_ns - clock_tick_base) * clock_ns_per_tick_q32
+ *     / 2^32 (128-bit product). Written before magic; the identity (0, 0,
+ *     2^32) unless the runtime time-stamps calls with the CPU's invariant
+ *     time-stamp counter.
  *
  * "comm" (one registry slot; live when state == MPIDBG_SLOT_LIVE):
  *   state u32, version u32 (seqlock: odd while being written),
@@ -116,8 +122,13 @@ struct mpidbg_layout_table {
  *   version u32 (seqlock), function u32 (index into function_names; 0 =
  *   none), peer_role u32 (0 none, 1 source, 2 dest, 3 root), has_tag u32,
  *   peer i32, tag i32, comm u64 (0 for none), coll_call u64, entry_ns i64
- *   (CLOCK_MONOTONIC), seq u64, requests taddr and request_count i32 (the
- *   MPI_Wait* argument array while inside one; 0 otherwise).
+ *   (entry time in call-clock ticks: CLOCK_MONOTONIC nanoseconds after the
+ *   root.clock_* conversion, which is the identity unless the runtime uses
+ *   the time-stamp counter), seq u64, requests taddr and request_count i32
+ *   (the MPI_Wait* argument array while inside one; 0 otherwise).
+ *   version is bumped (odd, then even) around every change of the fields
+ *   except the end of a call, which only stores function = 0 (the other
+ *   fields are left as they were, so any mix is still a consistent "none").
  *   entry_ns restarts when the call goes on after a stop at its safe point
  *   (breakpoint, freeze, step), so "time in the call" excludes the stop.
  *   The request array belongs to the application: MPI_Request values
