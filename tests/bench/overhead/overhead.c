@@ -4,7 +4,10 @@
  *   pingpong BYTES ITERS  2 ranks: rank 0 sends, rank 1 echoes; ns per round trip
  *   allreduce ITERS       any ranks: MPI_Allreduce of one int on MPI_COMM_WORLD
  *   selfbarrier ITERS     MPI_Barrier on MPI_COMM_SELF (for callgrind: one
- *                         intercepted call with almost nothing inside) */
+ *                         intercepted call with almost nothing inside)
+ *   selfsend ITERS        MPI_Send of 0 bytes to MPI_PROC_NULL on MPI_COMM_SELF
+ *                         (for callgrind: one intercepted point-to-point call
+ *                         that returns at once) */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +48,12 @@ static double allreduce(long iters) {
   return MPI_Wtime() - start;
 }
 
+static double selfsend(long iters) {
+  const double start = MPI_Wtime();
+  for (long i = 0; i < iters; ++i) MPI_Send(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF);
+  return MPI_Wtime() - start;
+}
+
 static double selfbarrier(long iters) {
   const double start = MPI_Wtime();
   for (long i = 0; i < iters; ++i) MPI_Barrier(MPI_COMM_SELF);
@@ -67,11 +76,14 @@ int main(int argc, char **argv) {
     bytes = (int)sizeof(int);
     iters = atol(argv[2]);
     elapsed = allreduce(iters);
+  } else if (strcmp(mode, "selfsend") == 0 && argc == 3) {
+    iters = atol(argv[2]);
+    elapsed = selfsend(iters);
   } else if (strcmp(mode, "selfbarrier") == 0 && argc == 3) {
     iters = atol(argv[2]);
     elapsed = selfbarrier(iters);
   } else {
-    if (rank == 0) fprintf(stderr, "usage: overhead pingpong BYTES ITERS | allreduce ITERS | selfbarrier ITERS\n");
+    if (rank == 0) fprintf(stderr, "usage: overhead pingpong BYTES ITERS | allreduce ITERS | selfbarrier ITERS | selfsend ITERS\n");
     MPI_Finalize();
     return 2;
   }
