@@ -1,6 +1,9 @@
 #pragma once
 
 #include <mpi.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 #include "CallClock.hpp"
 #include "CommRegistry.hpp"
@@ -218,6 +221,62 @@ class CallScope {
   bool outermost_ = false;
   bool recorded_ = false;
 };
+
+/// True when the fast path below may run at all: the call clock is the
+/// time-stamp counter and the current-call record is exclusive (thread level
+/// below MPI_THREAD_MULTIPLE). Set once at attach, before the runtime is
+/// announced. Defined in Control.cpp.
+extern bool gFastPath __attribute__((visibility("hidden")));
+
+/// The fast path of a blocking point-to-point wrapper (MPI_Send, MPI_Recv,
+/// ...): everything a CallScope does when nothing is armed, with no function
+/// call inside, so the wrapper keeps its arguments in registers and nothing
+/// but the return value lives across the PMPI call. Returns true when it has
+/// published the call; the wrapper then calls PMPI and fastLeave(). Returns
+/// false, having done nothing, whenever the wrapper must take its ordinary
+/// CallScope path: inert runtime, a nested call, breakpoints/freeze/step
+/// armed, no time-stamp counter, or MPI_THREAD_MULTIPLE (the record needs
+/// its compare-and-swap). The wrapper's slow path is a separate noinline
+/// function it tail-calls (MPIDBG_P2P_WRAPPER).
+[[gnu::always_inline]] inline bool fastEnter(MpiFunction function, MPI_Comm comm, PeerRole role, int peer,
+                                             int tag) noexcept {
+  Runtime* rt = Runtime::attached();
+  if (!rt || tCallDepth != 0 || controlArmed() || !gFastPath) return false;
+#if defined(__x86_64__)
+  tCallDepth = 1;
+  rt->currentCall().publishExclusive({function, role, true, wirePeer(peer), wireTag(tag), commKey(comm), 0,
+                                      static_cast<std::int64_t>(__rdtsc()), rt->countCall()});
+  return true;
+#else
+  (void)function, (void)comm, (void)role, (void)peer, (void)tag;
+  return false;
+#endif
+}
+
+/// Ends a call fastEnter() published: the record shows no call again.
+[[gnu::always_inline]] inline void fastLeave() noexcept {
+  tCallDepth = 0;
+  // Set once and never cleared: the same runtime fastEnter saw.
+  Runtime::attached()->currentCall().end();
+}
+
+/// Defines the interposed MPI function NAME(PARAMS) as the fast path around
+/// PMPI_NAME(ARGS) (fastEnter with FUNCTION, ROLE, PEER, TAG), tail-calling
+/// a noinline slow path that wraps the same call in CallScope(SCOPE_ARGS).
+#define MPIDBG_P2P_WRAPPER(NAME, PARAMS, ARGS, FUNCTION, COMM, ROLE, PEER, TAG, ...)              \
+  namespace {                                                                                     \
+  [[gnu::noinline]] int NAME##_slow PARAMS {                                                      \
+    mpidbg::rt::CallScope scope(__VA_ARGS__);                                                     \
+    return P##NAME ARGS;                                                                          \
+  }                                                                                               \
+  }                                                                                               \
+  MPIDBG_EXPORT int NAME PARAMS {                                                                 \
+    if (!mpidbg::rt::fastEnter(FUNCTION, COMM, ROLE, PEER, TAG)) [[unlikely]]                     \
+      return NAME##_slow ARGS;                                                                    \
+    const int rc = P##NAME ARGS;                                                                  \
+    mpidbg::rt::fastLeave();                                                                      \
+    return rc;                                                                                    \
+  }
 
 /// The scope of an MPI_Wait*/MPI_Test* call (CallScope::waiting): withdraws
 /// the published request array before the call record ends.

@@ -269,4 +269,6 @@ void Control::reach(Runtime& rt, MpiFunction function, std::string_view entry, c
   }
 }
 
+bool gFastPath = false;
+
 }  // namespace mpidbg::rt

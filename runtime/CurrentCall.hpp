@@ -125,6 +125,11 @@ class CurrentCall {
   /// call records, nothing worse.
   void setExclusive(bool exclusive) noexcept { exclusive_ = exclusive; }
 
+  /// True when begin() needs no compare-and-swap (setExclusive(true)).
+  bool exclusive() const noexcept { return exclusive_; }
+  /// begin() for an exclusive record (exclusive() is true): publishes `f`
+  /// with no claim. The fast path of the point-to-point wrappers.
+  [[gnu::always_inline]] void publishExclusive(const Fields& f) noexcept { write<false>(f, 0, 0); }
   /// begin() from a plain record (tests, slow paths).
   bool begin(const MpiCallRecord& call) noexcept { return begin(fieldsOf(call)); }
 

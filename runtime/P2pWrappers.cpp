@@ -14,31 +14,23 @@ using mpidbg::rt::PeerRole;
 using mpidbg::rt::WaitedOps;
 using mpidbg::rt::WaitScope;
 
-MPIDBG_EXPORT int MPI_Send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  CallScope scope(MpiFunction::Send, comm, PeerRole::Dest, dest, true, tag, count);
-  return PMPI_Send(buf, count, datatype, dest, tag, comm);
-}
+// Sends and receives: the fast path (CallScope.hpp fastEnter), with the
+// ordinary CallScope as the slow path.
+#define MPIDBG_SEND_WRAPPER(NAME, FUNCTION)                                                            \
+  MPIDBG_P2P_WRAPPER(NAME, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm), \
+                     (buf, count, datatype, dest, tag, comm), FUNCTION, comm, PeerRole::Dest, dest, tag,   \
+                     FUNCTION, comm, PeerRole::Dest, dest, true, tag, count)
 
-MPIDBG_EXPORT int MPI_Ssend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  CallScope scope(MpiFunction::Ssend, comm, PeerRole::Dest, dest, true, tag, count);
-  return PMPI_Ssend(buf, count, datatype, dest, tag, comm);
-}
+MPIDBG_SEND_WRAPPER(MPI_Send, MpiFunction::Send)
+MPIDBG_SEND_WRAPPER(MPI_Ssend, MpiFunction::Ssend)
+MPIDBG_SEND_WRAPPER(MPI_Bsend, MpiFunction::Bsend)
+MPIDBG_SEND_WRAPPER(MPI_Rsend, MpiFunction::Rsend)
 
-MPIDBG_EXPORT int MPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  CallScope scope(MpiFunction::Bsend, comm, PeerRole::Dest, dest, true, tag, count);
-  return PMPI_Bsend(buf, count, datatype, dest, tag, comm);
-}
-
-MPIDBG_EXPORT int MPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-  CallScope scope(MpiFunction::Rsend, comm, PeerRole::Dest, dest, true, tag, count);
-  return PMPI_Rsend(buf, count, datatype, dest, tag, comm);
-}
-
-MPIDBG_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-                           MPI_Status* status) {
-  CallScope scope(MpiFunction::Recv, comm, PeerRole::Source, source, true, tag, count);
-  return PMPI_Recv(buf, count, datatype, source, tag, comm, status);
-}
+MPIDBG_P2P_WRAPPER(MPI_Recv,
+                   (void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                    MPI_Status* status),
+                   (buf, count, datatype, source, tag, comm, status), MpiFunction::Recv, comm, PeerRole::Source,
+                   source, tag, MpiFunction::Recv, comm, PeerRole::Source, source, true, tag, count)
 
 MPIDBG_EXPORT int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                                void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,

@@ -116,6 +116,7 @@ void Runtime::startAfterInit(int providedThreadLevel) noexcept {
     }
     rt->launchHelper();
     calibrateCallClock();
+    gFastPath = gCallClockTsc && rt->currentCall().exclusive();
     publishState(*rt, providedThreadLevel);
     // From here on the object lives until the process is gone.
     Runtime* raw = rt.release();
