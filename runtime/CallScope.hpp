@@ -260,6 +260,69 @@ extern bool gFastPath __attribute__((visibility("hidden")));
   Runtime::attached()->currentCall().end();
 }
 
+/// The exit counter the blocking collective fastEnterCollective() published
+/// will count on return (per thread; read by fastLeaveCollective). Defined
+/// in Control.cpp.
+extern __thread std::atomic<std::uint64_t>* tFastExit __attribute__((tls_model("initial-exec")));
+
+/// fastEnter() for a blocking collective of class `function` (Barrier ..
+/// Scatterv) on `comm`, `root` (-1 when unrooted) and `count` as
+/// CallScope::collective records them: also counts the entry, the
+/// communicator's collSeq and one history record. Takes the slow path
+/// (false) as fastEnter does, and also when `comm` is not the one this
+/// thread's last collective used (the registry lookup is a call).
+[[gnu::always_inline]] inline bool fastEnterCollective(MpiFunction function, MPI_Comm comm, int root,
+                                                       int count) noexcept {
+  Runtime* rt = Runtime::attached();
+  if (!rt || tCallDepth != 0 || controlArmed() || !gFastPath) return false;
+#if defined(__x86_64__)
+  const std::uint64_t key = commKey(comm);
+  CommRecord* record = tLastComm;
+  if (record->state.load(std::memory_order_acquire) != CommRecord::Live ||
+      record->handle.load(std::memory_order_relaxed) != key)
+    return false;
+  tCallDepth = 1;
+  const auto c = static_cast<std::size_t>(function) - static_cast<std::size_t>(MpiFunction::Barrier);
+  const std::uint64_t collSeq = record->collSeq.fetch_add(1, std::memory_order_relaxed) + 1;
+  const std::uint64_t collCall = record->entries[c].fetch_add(1, std::memory_order_relaxed) + 1;
+  rt->history().append(key, collSeq, function, root, count);
+  tFastExit = &record->exits[c];
+  rt->currentCall().publishExclusive({function, root >= 0 ? PeerRole::Root : PeerRole::None, false,
+                                      root >= 0 ? root : 0, 0, key, collCall,
+                                      static_cast<std::int64_t>(__rdtsc()), rt->countCall()});
+  return true;
+#else
+  (void)function, (void)comm, (void)root, (void)count;
+  return false;
+#endif
+}
+
+/// Ends a call fastEnterCollective() published: counts the exit, then as
+/// fastLeave().
+[[gnu::always_inline]] inline void fastLeaveCollective() noexcept {
+  tFastExit->fetch_add(1, std::memory_order_release);
+  fastLeave();
+}
+
+/// Defines the blocking collective NAME(PARAMS) as the fast path around
+/// PMPI_NAME(ARGS) (fastEnterCollective with FUNCTION, COMM, ROOT, COUNT),
+/// tail-calling a noinline slow path that wraps the same call in
+/// CallScope::collective(__VA_ARGS__).
+#define MPIDBG_COLLECTIVE_WRAPPER(NAME, PARAMS, ARGS, FUNCTION, COMM, ROOT, COUNT, ...)          \
+  namespace {                                                                                     \
+  [[gnu::noinline]] int NAME##_slow PARAMS {                                                      \
+    auto scope = mpidbg::rt::CallScope::collective(__VA_ARGS__);                                  \
+    return P##NAME ARGS;                                                                          \
+  }                                                                                               \
+  }                                                                                               \
+  MPIDBG_EXPORT int NAME PARAMS {                                                                 \
+    if (!mpidbg::rt::fastEnterCollective(FUNCTION, COMM, ROOT, COUNT)) [[unlikely]]               \
+      return NAME##_slow ARGS;                                                                    \
+    const int rc = P##NAME ARGS;                                                                  \
+    mpidbg::rt::fastLeaveCollective();                                                            \
+    return rc;                                                                                    \
+  }
+
 /// Defines the interposed MPI function NAME(PARAMS) as the fast path around
 /// PMPI_NAME(ARGS) (fastEnter with FUNCTION, ROLE, PEER, TAG), tail-calling
 /// a noinline slow path that wraps the same call in CallScope(SCOPE_ARGS).

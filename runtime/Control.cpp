@@ -270,5 +270,6 @@ void Control::reach(Runtime& rt, MpiFunction function, std::string_view entry, c
 }
 
 bool gFastPath = false;
+__thread std::atomic<std::uint64_t>* tFastExit __attribute__((tls_model("initial-exec"))) = nullptr;
 
 }  // namespace mpidbg::rt

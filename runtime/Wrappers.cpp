@@ -9,15 +9,14 @@ using mpidbg::rt::CallScope;
 using mpidbg::rt::MpiFunction;
 using mpidbg::rt::PeerRole;
 
-MPIDBG_EXPORT int MPI_Barrier(MPI_Comm comm) {
-  auto scope = CallScope::collective(MpiFunction::Barrier, comm);
-  return PMPI_Barrier(comm);
-}
+// The fast path (CallScope.hpp fastEnterCollective) for the collectives a
+// program calls in its inner loops; the others take CallScope directly.
+MPIDBG_COLLECTIVE_WRAPPER(MPI_Barrier, (MPI_Comm comm), (comm), MpiFunction::Barrier, comm, -1, -1,
+                          MpiFunction::Barrier, comm)
 
-MPIDBG_EXPORT int MPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-  auto scope = CallScope::collective(MpiFunction::Bcast, comm, PeerRole::Root, root, count);
-  return PMPI_Bcast(buffer, count, datatype, root, comm);
-}
+MPIDBG_COLLECTIVE_WRAPPER(MPI_Bcast, (void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm),
+                          (buffer, count, datatype, root, comm), MpiFunction::Bcast, comm, root, count,
+                          MpiFunction::Bcast, comm, PeerRole::Root, root, count)
 
 MPIDBG_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
@@ -32,11 +31,11 @@ MPIDBG_EXPORT int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatyp
   return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
 }
 
-MPIDBG_EXPORT int MPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                                MPI_Comm comm) {
-  auto scope = CallScope::collective(MpiFunction::Allreduce, comm, PeerRole::None, 0, count);
-  return PMPI_Allreduce(sendbuf, recvbuf, count, datatype, op, comm);
-}
+MPIDBG_COLLECTIVE_WRAPPER(MPI_Allreduce,
+                          (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                           MPI_Comm comm),
+                          (sendbuf, recvbuf, count, datatype, op, comm), MpiFunction::Allreduce, comm, -1, count,
+                          MpiFunction::Allreduce, comm, PeerRole::None, 0, count)
 
 MPIDBG_EXPORT int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
