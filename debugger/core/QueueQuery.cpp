@@ -14,6 +14,50 @@ namespace mpidbg::core {
 
 namespace proto = ccs::proto;
 
+namespace {
+
+/// True once /proc/PID/stat shows the process stopped ('T' or 't').
+bool isStopped(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(in, line)) return false;
+  const std::size_t paren = line.rfind(')');
+  return paren != std::string::npos && paren + 2 < line.size() &&
+         (line[paren + 2] == 'T' || line[paren + 2] == 't');
+}
+
+/// Lists every rank of `ranks` that `input` says nothing about as unreadable.
+void markMissing(HangInput& input, const RankSet& ranks, const Job& job) {
+  for (int r : ranks) {
+    bool known = input.ended.count(r) || input.unreadable.count(r);
+    for (const auto& q : input.ranks) known = known || q.worldRank == r;
+    if (!known) input.unreadable[r] = job.rank(r) ? "no answer" : "not registered";
+  }
+}
+
+/// Stops processes with SIGSTOP and continues them when destroyed.
+class StopGuard {
+ public:
+  void stop(pid_t pid) {
+    if (::kill(pid, SIGSTOP) == 0) stopped_.push_back(pid);
+  }
+  /// Waits (at most `timeout`) until every stopped process shows as stopped.
+  void settle(std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (pid_t pid : stopped_)
+      while (!isStopped(pid) && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  ~StopGuard() {
+    for (pid_t pid : stopped_) ::kill(pid, SIGCONT);
+  }
+
+ private:
+  std::vector<pid_t> stopped_;
+};
+
+}  // namespace
+
 HangInput Debugger::queueStates(const RankSet& wanted) {
   HangInput input;
   input.worldSize = job_.size();
@@ -45,48 +89,10 @@ HangInput Debugger::queueStates(const RankSet& wanted) {
     }
     for (const auto& [rank, why] : missing) input.unreadable[rank] = why;
   }
-  for (int r : ranks) {
-    bool known = input.ended.count(r) || input.unreadable.count(r);
-    for (const auto& q : input.ranks) known = known || q.worldRank == r;
-    if (!known) input.unreadable[r] = job_.rank(r) ? "no answer" : "not registered";
-  }
+  markMissing(input, ranks, job_);
   return input;
 }
 
-namespace {
-
-/// True once /proc/PID/stat shows the process stopped ('T' or 't').
-bool isStopped(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(in, line)) return false;
-  const std::size_t paren = line.rfind(')');
-  return paren != std::string::npos && paren + 2 < line.size() &&
-         (line[paren + 2] == 'T' || line[paren + 2] == 't');
-}
-
-/// Stops processes with SIGSTOP and continues them when destroyed.
-class StopGuard {
- public:
-  void stop(pid_t pid) {
-    if (::kill(pid, SIGSTOP) == 0) stopped_.push_back(pid);
-  }
-  /// Waits (at most `timeout`) until every stopped process shows as stopped.
-  void settle(std::chrono::milliseconds timeout) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    for (pid_t pid : stopped_)
-      while (!isStopped(pid) && std::chrono::steady_clock::now() < deadline)
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  ~StopGuard() {
-    for (pid_t pid : stopped_) ::kill(pid, SIGCONT);
-  }
-
- private:
-  std::vector<pid_t> stopped_;
-};
-
-}  // namespace
 
 HangInput Debugger::queueStatesFromMemory(const RankSet& wanted) {
   HangInput input;
@@ -109,11 +115,7 @@ HangInput Debugger::queueStatesFromMemory(const RankSet& wanted) {
     if (q) input.ranks.push_back(std::move(*q));
     else input.unreadable[info.rank] = q.error().message;
   }
-  for (int r : ranks) {
-    bool known = input.ended.count(r) || input.unreadable.count(r);
-    for (const auto& q : input.ranks) known = known || q.worldRank == r;
-    if (!known) input.unreadable[r] = "not registered";
-  }
+  markMissing(input, ranks, job_);
   return input;
 }
 
