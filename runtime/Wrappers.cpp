@@ -9,8 +9,8 @@ using mpidbg::rt::CallScope;
 using mpidbg::rt::MpiFunction;
 using mpidbg::rt::PeerRole;
 
-// The fast path (CallScope.hpp fastEnterCollective) for the collectives a
-// program calls in its inner loops; the others take CallScope directly.
+// The fast path (CallScope.hpp fastEnterCollective) for the collectives with
+// one count; the v-variants and Reduce_scatter take CallScope directly.
 MPIDBG_COLLECTIVE_WRAPPER(MPI_Barrier, (MPI_Comm comm), (comm), MpiFunction::Barrier, comm, -1, -1,
                           MpiFunction::Barrier, comm)
 
@@ -18,11 +18,11 @@ MPIDBG_COLLECTIVE_WRAPPER(MPI_Bcast, (void* buffer, int count, MPI_Datatype data
                           (buffer, count, datatype, root, comm), MpiFunction::Bcast, comm, root, count,
                           MpiFunction::Bcast, comm, PeerRole::Root, root, count)
 
-MPIDBG_EXPORT int MPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                                int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  auto scope = CallScope::collective(MpiFunction::Allgather, comm, PeerRole::None, 0, sendcount);
-  return PMPI_Allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
+MPIDBG_COLLECTIVE_WRAPPER(MPI_Allgather,
+                          (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                           MPI_Datatype recvtype, MPI_Comm comm),
+                          (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), MpiFunction::Allgather,
+                          comm, -1, sendcount, MpiFunction::Allgather, comm, PeerRole::None, 0, sendcount)
 
 MPIDBG_EXPORT int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                  const int recvcounts[], const int displs[], MPI_Datatype recvtype,
@@ -37,11 +37,11 @@ MPIDBG_COLLECTIVE_WRAPPER(MPI_Allreduce,
                           (sendbuf, recvbuf, count, datatype, op, comm), MpiFunction::Allreduce, comm, -1, count,
                           MpiFunction::Allreduce, comm, PeerRole::None, 0, count)
 
-MPIDBG_EXPORT int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                               int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  auto scope = CallScope::collective(MpiFunction::Alltoall, comm, PeerRole::None, 0, sendcount);
-  return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-}
+MPIDBG_COLLECTIVE_WRAPPER(MPI_Alltoall,
+                          (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                           MPI_Datatype recvtype, MPI_Comm comm),
+                          (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), MpiFunction::Alltoall,
+                          comm, -1, sendcount, MpiFunction::Alltoall, comm, PeerRole::None, 0, sendcount)
 
 MPIDBG_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                 MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
@@ -56,17 +56,17 @@ MPIDBG_EXPORT int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const i
   return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
 }
 
-MPIDBG_EXPORT int MPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                             int root, MPI_Comm comm) {
-  auto scope = CallScope::collective(MpiFunction::Reduce, comm, PeerRole::Root, root, count);
-  return PMPI_Reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
-}
+MPIDBG_COLLECTIVE_WRAPPER(MPI_Reduce,
+                          (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                           MPI_Comm comm),
+                          (sendbuf, recvbuf, count, datatype, op, root, comm), MpiFunction::Reduce, comm, root, count,
+                          MpiFunction::Reduce, comm, PeerRole::Root, root, count)
 
-MPIDBG_EXPORT int MPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                             int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  auto scope = CallScope::collective(MpiFunction::Gather, comm, PeerRole::Root, root, sendcount);
-  return PMPI_Gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
+MPIDBG_COLLECTIVE_WRAPPER(MPI_Gather,
+                          (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                           MPI_Datatype recvtype, int root, MPI_Comm comm),
+                          (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), MpiFunction::Gather,
+                          comm, root, sendcount, MpiFunction::Gather, comm, PeerRole::Root, root, sendcount)
 
 MPIDBG_EXPORT int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                               const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
@@ -75,17 +75,18 @@ MPIDBG_EXPORT int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype s
   return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
 }
 
-MPIDBG_EXPORT int MPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                           MPI_Comm comm) {
-  auto scope = CallScope::collective(MpiFunction::Scan, comm, PeerRole::None, 0, count);
-  return PMPI_Scan(sendbuf, recvbuf, count, datatype, op, comm);
-}
+MPIDBG_COLLECTIVE_WRAPPER(MPI_Scan,
+                          (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                           MPI_Comm comm),
+                          (sendbuf, recvbuf, count, datatype, op, comm), MpiFunction::Scan, comm, -1, count,
+                          MpiFunction::Scan, comm, PeerRole::None, 0, count)
 
-MPIDBG_EXPORT int MPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                              int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-  auto scope = CallScope::collective(MpiFunction::Scatter, comm, PeerRole::Root, root, recvcount);
-  return PMPI_Scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
-}
+MPIDBG_COLLECTIVE_WRAPPER(MPI_Scatter,
+                          (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                           MPI_Datatype recvtype, int root, MPI_Comm comm),
+                          (sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
+                          MpiFunction::Scatter, comm, root, recvcount, MpiFunction::Scatter, comm, PeerRole::Root, root,
+                          recvcount)
 
 MPIDBG_EXPORT int MPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[],
                                MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
