@@ -181,6 +181,9 @@ class Debugger {
     std::map<int, std::vector<std::uint8_t>> byRank;  ///< direct: each reply
     std::map<int, std::string> missing;
   };
+  /// The top `depth` frames of `rank` from its gdb session (empty when gdb
+  /// gives none).
+  std::vector<std::string> heldFrames(int rank, int depth);
   /// The queue state of a rank held by gdb, read from its memory through the mqs DLL.
   Expected<ccs::proto::RankQueues> readHeldRank(const RankInfo& info);
   Gathered gather(const std::vector<RankInfo>& targets, std::string_view handler,

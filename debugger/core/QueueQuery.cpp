@@ -119,14 +119,19 @@ HangInput Debugger::queueStatesFromMemory(const RankSet& wanted) {
   return input;
 }
 
+std::vector<std::string> Debugger::heldFrames(int rank, int depth) {
+  auto out = gdb_->run(RankSet::range(rank, rank), "bt " + std::to_string(depth));
+  if (auto it = out.find(rank); it != out.end() && it->second) return parseBacktrace(*it->second);
+  return {};
+}
+
 Expected<proto::RankQueues> Debugger::readHeldRank(const RankInfo& info) {
   // gdb keeps the process stopped: its memory holds still while the DLL reads.
   auto q = mqs::readLiveRank(info.rank, info.pid, mqsDll);
   if (!q || !mqs::collectivesFromFrames(*q) || q->call) return q;
   // A DLL without collective state (Open MPI's, MPICH's): the collective the
   // rank is in, if any, comes from its stack frames, which gdb has.
-  auto out = gdb_->run(RankSet::range(info.rank, info.rank), "bt 16");
-  if (auto it = out.find(info.rank); it != out.end() && it->second) q->frames = parseBacktrace(*it->second);
+  q->frames = heldFrames(info.rank, 16);
   if (const auto coll = mqs::inferCollectiveFromFrames(q->frames)) {
     proto::MpiCall call;
     call.function = std::string(proto::collName(*coll));
@@ -145,8 +150,7 @@ void Debugger::addCulpritFrames(HangInput& input, int depth, std::size_t limit) 
     if (!info || info->ended()) continue;
     ++done;
     if (info->heldByGdb) {
-      auto out = gdb_->run(RankSet::range(q.worldRank, q.worldRank), "bt " + std::to_string(depth));
-      if (auto it = out.find(q.worldRank); it != out.end() && it->second) q.frames = parseBacktrace(*it->second);
+      q.frames = heldFrames(q.worldRank, depth);
       continue;
     }
     auto frames = oneShotBacktrace(gdb_->gdbPath, info->pid, depth, std::chrono::seconds(20));

@@ -81,6 +81,12 @@ Result<std::vector<std::byte>> StateReader::slotArray(mqs_taddr_t base, std::uin
   return target_.fetchBytes(base, static_cast<std::size_t>(bytes));
 }
 
+Result<std::vector<std::byte>> StateReader::secondRead(bool wanted, mqs_taddr_t base, std::uint32_t capacity,
+                                                       TypeId type) const {
+  if (!wanted) return std::vector<std::byte>{};
+  return slotArray(base, capacity, type);
+}
+
 Result<std::vector<Comm>> StateReader::comms(const Root& root) const {
   auto array = slotArray(root.comms, root.commCapacity, TypeId::Comm);
   if (!array) return std::unexpected(array.error());
@@ -187,12 +193,9 @@ Result<std::vector<Op>> StateReader::ops(const Root& root) const {
   auto first = slotArray(root.ops, root.opCapacity, TypeId::Op);
   if (!first) return std::unexpected(first.error());
   const bool seqlock = layout_.has(F::OpVersion);
-  std::vector<std::byte> second;
-  if (seqlock) {
-    auto again = slotArray(root.ops, root.opCapacity, TypeId::Op);
-    if (!again) return std::unexpected(again.error());
-    second = std::move(*again);
-  }
+  auto reread = secondRead(seqlock, root.ops, root.opCapacity, TypeId::Op);
+  if (!reread) return std::unexpected(reread.error());
+  std::vector<std::byte> second = std::move(*reread);
   const std::size_t stride = layout_.typeSize(TypeId::Op);
   std::vector<Op> out;
   for (std::uint32_t i = 0; i < root.opCapacity; ++i) {
@@ -287,12 +290,9 @@ Result<std::vector<CollRecord>> StateReader::history(const Root& root) const {
   std::vector<CollRecord> out;
   if (root.historyCapacity == 0) return out;
   const bool stamped = layout_.has(F::CollStamp);
-  std::vector<std::byte> second;
-  if (stamped) {
-    auto again = slotArray(root.history, root.historyCapacity, TypeId::Coll);
-    if (!again) return std::unexpected(again.error());
-    second = std::move(*again);
-  }
+  auto reread = secondRead(stamped, root.history, root.historyCapacity, TypeId::Coll);
+  if (!reread) return std::unexpected(reread.error());
+  std::vector<std::byte> second = std::move(*reread);
   const std::uint64_t cap = root.historyCapacity;
   const std::uint64_t n = std::min(root.historyNext, cap);
   const std::size_t stride = layout_.typeSize(TypeId::Coll);

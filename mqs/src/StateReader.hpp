@@ -180,6 +180,10 @@ class StateReader {
  private:
   Result<std::vector<std::byte>> slotArray(mqs_taddr_t base, std::uint32_t capacity,
                                            TypeId type) const;
+  /// The same slot array read a second time, for comparing with the first
+  /// (seqlocked or stamped slots); empty when `wanted` is false.
+  Result<std::vector<std::byte>> secondRead(bool wanted, mqs_taddr_t base, std::uint32_t capacity,
+                                            TypeId type) const;
   Result<std::optional<std::vector<std::byte>>> settledOp(mqs_taddr_t slot) const;
   Result<std::optional<Comm>> commAt(mqs_taddr_t slot, std::span<const std::byte> first,
                                      std::int32_t worldSize) const;
