@@ -16,6 +16,7 @@ void put(std::string& out, std::string_view key, std::string_view value) {
   for (char ch : value) {
     if (ch == '\\') out += "\\\\";
     else if (ch == '\n') out += "\\n";
+    else if (ch == '\r') out += "\\r";  // a raw CR before the newline would read as CRLF
     else out += ch;
   }
   out += '\n';
@@ -35,8 +36,8 @@ Expected<void> Record::add(std::string_view line) {
       continue;
     }
     const char next = i + 1 < raw.size() ? raw[i + 1] : '\0';
-    if (next != '\\' && next != 'n') return fail("bad escape in value of key '" + shorten(key) + "'");
-    value += next == 'n' ? '\n' : '\\';
+    if (next != '\\' && next != 'n' && next != 'r') return fail("bad escape in value of key '" + shorten(key) + "'");
+    value += next == 'n' ? '\n' : next == 'r' ? '\r' : '\\';
     ++i;
   }
   if (!values_.emplace(std::string(key), std::move(value)).second)

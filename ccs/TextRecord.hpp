@@ -3,7 +3,7 @@
 // The text record format shared by mpidbg's rank protocol (ccs/RankProtocol.hpp)
 // and its control protocol (ccs/ControlProtocol.hpp): `key=value` lines,
 // records separated by a line `--`, values escaped ('\\' -> "\\\\", newline ->
-// "\\n"), integers decimal or 0x hex. Internal to the ccs library.
+// "\\n", carriage return -> "\\r", since a line's trailing CR is dropped as CRLF), integers decimal or 0x hex. Internal to the ccs library.
 
 #include <charconv>
 #include <map>

@@ -239,3 +239,15 @@ TEST_CASE("hostile record text gives errors", "[ccs][proto]") {
     }
   }
 }
+
+TEST_CASE("a value ending in carriage returns survives the round trip (fuzz crash 58d3014e)", "[rankproto]") {
+  mpidbg::ccs::proto::Event e;
+  e.kind = mpidbg::ccs::proto::Event::Kind::Abort;
+  e.code = 3;
+  e.text = "MPI_Abort(\r\r\r\rn=\r\r";
+  const std::string once = mpidbg::ccs::proto::encode(e);
+  CHECK(once.find('\r') == std::string::npos);
+  auto again = mpidbg::ccs::proto::decodeEvent(once);
+  REQUIRE(again);
+  CHECK(again->text == e.text);
+}
