@@ -266,6 +266,7 @@ std::string encode(const Event& e) {
   if (e.kind == Event::Kind::Signal) putInt(w, "signal", e.signal);
   if (e.kind == Event::Kind::Breakpoint) putInt(w, "id", e.id);
   if (e.kind == Event::Kind::Breakpoint || e.kind == Event::Kind::Stopped) put(w, "where", e.where);
+  if (e.stop != 0) putInt(w, "stop", e.stop);
   if (!e.text.empty()) put(w, "text", e.text);
   return w;
 }
@@ -287,8 +288,46 @@ Expected<Event> decodeEvent(std::string_view text) {
   if (e.kind == Event::Kind::Breakpoint) MPIDBG_TRY_ASSIGN(e.id, r.integer<std::int32_t>("id"));
   if (e.kind == Event::Kind::Breakpoint || e.kind == Event::Kind::Stopped)
     MPIDBG_TRY_ASSIGN(e.where, r.text("where"));
+  if (r.has("stop")) MPIDBG_TRY_ASSIGN(e.stop, r.integer<std::uint32_t>("stop"));
   e.text = r.text("text", "");
   return e;
+}
+
+// ---- ContinueRequest ----
+
+std::string encode(const ContinueRequest& c) {
+  std::string list;
+  for (const auto& [rank, stop] : c.seen) {
+    if (!list.empty()) list += ',';
+    list += std::to_string(rank) + ':' + std::to_string(stop);
+  }
+  std::string w;
+  put(w, "seen", list);
+  return w;
+}
+
+Expected<ContinueRequest> decodeContinueRequest(std::string_view text) {
+  const std::string prefix = "bad continue request: ";
+  auto record = parseOne(text, "continue request");
+  if (!record) return std::unexpected(record.error());
+  std::string list;
+  MPIDBG_TRY_ASSIGN(list, record->text("seen"));
+  ContinueRequest c;
+  std::string_view rest = list;
+  for (bool more = !rest.empty(); more;) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view pair = rest.substr(0, comma);
+    more = comma != std::string_view::npos;
+    if (more) rest.remove_prefix(comma + 1);
+    const std::size_t colon = pair.find(':');
+    if (colon == std::string_view::npos) return fail("bad continue request: '" + shorten(pair) + "' is not RANK:STOP");
+    std::int32_t rank = 0;
+    std::uint32_t stop = 0;
+    MPIDBG_TRY_ASSIGN(rank, Record::parseInt<std::int32_t>("seen", pair.substr(0, colon)));
+    MPIDBG_TRY_ASSIGN(stop, Record::parseInt<std::uint32_t>("seen", pair.substr(colon + 1)));
+    c.seen[rank] = stop;
+  }
+  return c;
 }
 
 #undef MPIDBG_TRY_ASSIGN

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -26,7 +27,7 @@ inline constexpr int kProtocolVersion = 1;
 inline constexpr std::string_view kStatusHandler = "mpidbg/status";
 /// Collective state of every communicator (no data) -> CommState records.
 inline constexpr std::string_view kCollectivesHandler = "mpidbg/collectives";
-/// Unfreezes the rank (no data) -> empty reply.
+/// Unfreezes the rank (data: empty, or a ContinueRequest) -> empty reply.
 inline constexpr std::string_view kContinueHandler = "mpidbg/continue";
 
 // ---- Frames on the registration / event channel (rank -> front end) ----
@@ -141,7 +142,25 @@ struct Event {
   /// Breakpoint/Stopped: the safe point, e.g. "MPI_Bcast(root=0, count=16,
   /// comm=MPI_COMM_WORLD) call #3", "entry solver::step", "compute (freeze --now)".
   std::string where;
+  /// Breakpoint/Stopped: the rank's number for this stop (1, 2, ...; 0 when
+  /// the sender does not number stops). A ContinueRequest quotes it back.
+  std::uint32_t stop = 0;
 };
+
+/// The data of a kContinueHandler request. A `continue` can cross a
+/// breakpoint hit on the wire: the front end continues a running rank, the
+/// rank stops at a breakpoint, then the continue arrives. So the front end
+/// says which stops it has seen: a rank releases a breakpoint stop only when
+/// its number is at most `seen[rank]` (a freeze or step stop the front end
+/// asked for is always released, and a pending freeze or step cancelled).
+/// Empty data (older clients, `mpidbg-ccs`) releases any stop. Encoded as
+/// one line `seen=RANK:STOP,RANK:STOP,...` (ranks without an entry: 0).
+struct ContinueRequest {
+  std::map<std::int32_t, std::uint32_t> seen;  ///< world rank -> last stop number seen
+};
+std::string encode(const ContinueRequest& c);
+/// Errors: no `seen` key, a malformed `RANK:STOP` pair.
+Expected<ContinueRequest> decodeContinueRequest(std::string_view text);
 
 std::string encode(const RankStatus& s);
 Expected<RankStatus> decodeRankStatus(std::string_view text);

@@ -169,6 +169,17 @@ void Control::resume() noexcept {
   release();
 }
 
+void Control::resumeSeen(std::uint32_t seenStop) noexcept {
+  std::lock_guard lock(mutex_);
+  freezePending_ = false;
+  stepRemaining_ = 0;
+  nowRequested_.store(false, std::memory_order_relaxed);
+  rearmLocked();
+  const std::uint32_t held = hold_.load(std::memory_order_acquire);
+  if (held != 0 && stopKind_.load(std::memory_order_relaxed) == StopKind::Breakpoint && held > seenStop) return;
+  release();
+}
+
 void Control::detach() noexcept {
   std::lock_guard lock(mutex_);
   breakpoints_.clear();
@@ -261,6 +272,7 @@ void Control::reach(Runtime& rt, MpiFunction function, std::string_view entry, c
       waitWhileHeld(hold_.load(std::memory_order_acquire));
       return;
     }
+    event.stop = generation;
     rt.events().send(rt.rank(), event);
     block.release();
     waitWhileHeld(generation);

@@ -113,6 +113,10 @@ class Control {
   void step(std::uint64_t count) noexcept;
   /// Cancels a pending freeze or step and releases the current stop.
   void resume() noexcept;
+  /// Like resume(), but a breakpoint stop numbered above `seenStop` (one
+  /// the front end had not heard of when it sent the continue: the stop
+  /// crossed the continue on the wire) is kept (ccs::proto::ContinueRequest).
+  void resumeSeen(std::uint32_t seenStop) noexcept;
   /// Forgets every breakpoint, cancels freeze/step, releases the stop (the
   /// front end detached or was lost).
   void detach() noexcept;

@@ -213,7 +213,13 @@ std::map<int, std::string> Debugger::continueRanks(const RankSet& ranks) {
     else
       targets.push_back(info);
   }
-  for (const auto& [rank, why] : gather(targets, proto::kContinueHandler, {}).missing)
+  // Quote the stops seen so far: a breakpoint hit that crosses this
+  // continue on the wire stays stopped (and its event is shown).
+  proto::ContinueRequest request;
+  for (const auto& info : targets) request.seen[info.rank] = info.lastStop;
+  const std::string data = proto::encode(request);
+  for (const auto& [rank, why] :
+       gather(targets, proto::kContinueHandler, std::vector<std::uint8_t>(data.begin(), data.end())).missing)
     problems[rank] = "did not answer: " + why;
   return problems;
 }

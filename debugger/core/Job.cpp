@@ -90,7 +90,10 @@ void Job::applyEvent(int rank, const ccs::proto::Event& event) {
              (event.text.empty() ? std::string() : " (" + event.text + ")"));
       break;
   }
-  if (event.kind == Kind::Breakpoint || event.kind == Kind::Stopped) ++events_;
+  if (event.kind == Kind::Breakpoint || event.kind == Kind::Stopped) {
+    ++events_;
+    if (event.stop != 0) info.lastStop = event.stop;
+  }
   changed_.notify_all();
 }
 

@@ -44,6 +44,9 @@ struct RankInfo {
   int signal = 0;       ///< Signaled
   std::string abortText;
   bool heldByGdb = false;  ///< attached by a gdb session: its CCS thread is stopped
+  /// Number of the last stop event (breakpoint hit, freeze, step) received
+  /// from the rank; quoted in continues (ccs::proto::ContinueRequest).
+  std::uint32_t lastStop = 0;
 
   /// True while the process can still answer CCS requests.
   bool reachable() const { return (life == RankLife::Live || life == RankLife::Finalized) && !heldByGdb; }

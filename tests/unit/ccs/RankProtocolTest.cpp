@@ -167,6 +167,39 @@ TEST_CASE("event round trips", "[ccs][proto]") {
   }
 }
 
+TEST_CASE("stop events carry their stop number; a continue quotes the ones seen", "[ccs][proto]") {
+  Event hit;
+  hit.kind = Event::Kind::Breakpoint;
+  hit.id = 2;
+  hit.where = "MPI_Send(dest=3, tag=0, count=1, comm=MPI_COMM_WORLD)";
+  hit.stop = 7;
+  auto back = decodeEvent(encode(hit));
+  REQUIRE(back.has_value());
+  CHECK(back->stop == 7);
+  CHECK(back->id == 2);
+  // An event without the key (an older runtime) numbers no stop.
+  auto old = decodeEvent("kind=breakpoint\nid=1\nwhere=entry x\n");
+  REQUIRE(old.has_value());
+  CHECK(old->stop == 0);
+
+  ContinueRequest request;
+  request.seen = {{0, 0}, {2, 7}, {63, 4294967295u}};
+  const std::string text = encode(request);
+  CHECK(text == "seen=0:0,2:7,63:4294967295\n");
+  auto decoded = decodeContinueRequest(text);
+  REQUIRE(decoded.has_value());
+  CHECK(decoded->seen == request.seen);
+  auto none = decodeContinueRequest("seen=\n");
+  REQUIRE(none.has_value());
+  CHECK(none->seen.empty());
+
+  for (const char* bad : {"", "seen=1\n", "seen=1:\n", "seen=a:1\n", "seen=1:-2\n", "seen=1:2,\n",
+                          "stops=1:2\n", "seen=1:99999999999\n"}) {
+    INFO(bad);
+    CHECK_FALSE(decodeContinueRequest(bad).has_value());
+  }
+}
+
 TEST_CASE("hostile record text gives errors", "[ccs][proto]") {
   struct Row {
     const char* what;
