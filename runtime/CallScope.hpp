@@ -9,6 +9,7 @@
 #include "CommRegistry.hpp"
 #include "Control.hpp"
 #include "CurrentCall.hpp"
+#include "IdleWait.hpp"
 #include "Runtime.hpp"
 
 /// Marks an interposed MPI entry point: C linkage, exported from the otherwise
@@ -312,7 +313,7 @@ extern __thread std::atomic<std::uint64_t>* tFastExit __attribute__((tls_model("
   namespace {                                                                                     \
   [[gnu::noinline]] int NAME##_slow PARAMS {                                                      \
     auto scope = mpidbg::rt::CallScope::collective(__VA_ARGS__);                                  \
-    return P##NAME ARGS;                                                                          \
+    return MPIDBG_PMPI_OR_IDLE(NAME, ARGS);                                                       \
   }                                                                                               \
   }                                                                                               \
   MPIDBG_EXPORT int NAME PARAMS {                                                                 \
@@ -330,7 +331,7 @@ extern __thread std::atomic<std::uint64_t>* tFastExit __attribute__((tls_model("
   namespace {                                                                                     \
   [[gnu::noinline]] int NAME##_slow PARAMS {                                                      \
     mpidbg::rt::CallScope scope(__VA_ARGS__);                                                     \
-    return P##NAME ARGS;                                                                          \
+    return MPIDBG_PMPI_OR_IDLE(NAME, ARGS);                                                       \
   }                                                                                               \
   }                                                                                               \
   MPIDBG_EXPORT int NAME PARAMS {                                                                 \

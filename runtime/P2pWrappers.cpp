@@ -36,25 +36,26 @@ MPIDBG_EXPORT int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype 
                                void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                                MPI_Comm comm, MPI_Status* status) {
   CallScope scope(MpiFunction::Sendrecv, comm, PeerRole::Source, source, true, recvtag, sendcount, dest);
-  return PMPI_Sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
-                       comm, status);
+  return MPIDBG_PMPI_OR_IDLE(MPI_Sendrecv, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                                           recvtype, source, recvtag, comm, status));
 }
 
 MPIDBG_EXPORT int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                                        int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   CallScope scope(MpiFunction::SendrecvReplace, comm, PeerRole::Source, source, true, recvtag, count, dest);
-  return PMPI_Sendrecv_replace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+  return MPIDBG_PMPI_OR_IDLE(MPI_Sendrecv_replace, (buf, count, datatype, dest, sendtag, source, recvtag, comm, status));
 }
 
 MPIDBG_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   CallScope scope(MpiFunction::Probe, comm, PeerRole::Source, source, true, tag);
-  return PMPI_Probe(source, tag, comm, status);
+  return mpidbg::rt::gIdleWait ? mpidbg::rt::idle::probe(source, tag, comm, status)
+                                : PMPI_Probe(source, tag, comm, status);
 }
 
 MPIDBG_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   WaitScope scope(MpiFunction::Wait, request, 1);
   WaitedOps ops(scope.tracking(), request, 1);
-  const int rc = PMPI_Wait(request, status);
+  const int rc = mpidbg::rt::gIdleWait ? mpidbg::rt::idle::wait(request, status) : PMPI_Wait(request, status);
   if (rc == MPI_SUCCESS) ops.completed(0);
   return rc;
 }
@@ -62,7 +63,8 @@ MPIDBG_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status) {
 MPIDBG_EXPORT int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
   WaitScope scope(MpiFunction::Waitall, array_of_requests, count);
   WaitedOps ops(scope.tracking(), array_of_requests, count);
-  const int rc = PMPI_Waitall(count, array_of_requests, array_of_statuses);
+  const int rc = mpidbg::rt::gIdleWait ? mpidbg::rt::idle::waitall(count, array_of_requests, array_of_statuses)
+                                       : PMPI_Waitall(count, array_of_requests, array_of_statuses);
   if (rc == MPI_SUCCESS) ops.completedAll();
   return rc;
 }
@@ -70,7 +72,8 @@ MPIDBG_EXPORT int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_St
 MPIDBG_EXPORT int MPI_Waitany(int count, MPI_Request array_of_requests[], int* indx, MPI_Status* status) {
   WaitScope scope(MpiFunction::Waitany, array_of_requests, count);
   WaitedOps ops(scope.tracking(), array_of_requests, count);
-  const int rc = PMPI_Waitany(count, array_of_requests, indx, status);
+  const int rc = mpidbg::rt::gIdleWait ? mpidbg::rt::idle::waitany(count, array_of_requests, indx, status)
+                                       : PMPI_Waitany(count, array_of_requests, indx, status);
   if (rc == MPI_SUCCESS && indx) ops.completed(*indx);
   return rc;
 }
@@ -79,7 +82,10 @@ MPIDBG_EXPORT int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int
                                int array_of_indices[], MPI_Status array_of_statuses[]) {
   WaitScope scope(MpiFunction::Waitsome, array_of_requests, incount);
   WaitedOps ops(scope.tracking(), array_of_requests, incount);
-  const int rc = PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+  const int rc =
+      mpidbg::rt::gIdleWait
+          ? mpidbg::rt::idle::waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses)
+          : PMPI_Waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
   if (rc == MPI_SUCCESS && outcount && *outcount != MPI_UNDEFINED && array_of_indices)
     for (int k = 0; k < *outcount; ++k) ops.completed(array_of_indices[k]);
   return rc;

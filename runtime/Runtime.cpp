@@ -103,6 +103,8 @@ Runtime::Runtime(std::int32_t rank, std::int32_t size, std::int32_t threadLevel)
 void Runtime::startAfterInit(int providedThreadLevel) noexcept {
   const char* frontend = std::getenv("MPIDBG_FRONTEND");
   if (!frontend || !*frontend || attached()) return;
+  // Collective when "auto": before anything that can fail on one rank only.
+  decideIdleWait();
   int rank = 0;
   int size = 1;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -116,7 +118,8 @@ void Runtime::startAfterInit(int providedThreadLevel) noexcept {
     }
     rt->launchHelper();
     calibrateCallClock();
-    gFastPath = gCallClockTsc && rt->currentCall().exclusive();
+    // Idle waiting happens on the slow path (the PMPI call is replaced).
+    gFastPath = gCallClockTsc && rt->currentCall().exclusive() && !gIdleWait;
     publishState(*rt, providedThreadLevel);
     // From here on the object lives until the process is gone.
     Runtime* raw = rt.release();

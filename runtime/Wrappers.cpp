@@ -28,7 +28,7 @@ MPIDBG_EXPORT int MPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatyp
                                  const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                                  MPI_Comm comm) {
   auto scope = CallScope::collective(MpiFunction::Allgatherv, comm, PeerRole::None, 0, sendcount);
-  return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+  return MPIDBG_PMPI_OR_IDLE(MPI_Allgatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
 }
 
 MPIDBG_COLLECTIVE_WRAPPER(MPI_Allreduce,
@@ -47,13 +47,13 @@ MPIDBG_EXPORT int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], con
                                 MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                                 const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
   auto scope = CallScope::collective(MpiFunction::Alltoallv, comm);
-  return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+  return MPIDBG_PMPI_OR_IDLE(MPI_Alltoallv, (sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
 }
 
 MPIDBG_EXPORT int MPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                                      MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
   auto scope = CallScope::collective(MpiFunction::ReduceScatter, comm);
-  return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+  return MPIDBG_PMPI_OR_IDLE(MPI_Reduce_scatter, (sendbuf, recvbuf, recvcounts, datatype, op, comm));
 }
 
 MPIDBG_COLLECTIVE_WRAPPER(MPI_Reduce,
@@ -72,7 +72,7 @@ MPIDBG_EXPORT int MPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype s
                               const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                               MPI_Comm comm) {
   auto scope = CallScope::collective(MpiFunction::Gatherv, comm, PeerRole::Root, root, sendcount);
-  return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+  return MPIDBG_PMPI_OR_IDLE(MPI_Gatherv, (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
 }
 
 MPIDBG_COLLECTIVE_WRAPPER(MPI_Scan,
@@ -92,5 +92,5 @@ MPIDBG_EXPORT int MPI_Scatterv(const void* sendbuf, const int sendcounts[], cons
                                MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype,
                                int root, MPI_Comm comm) {
   auto scope = CallScope::collective(MpiFunction::Scatterv, comm, PeerRole::Root, root, recvcount);
-  return PMPI_Scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+  return MPIDBG_PMPI_OR_IDLE(MPI_Scatterv, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
 }
