@@ -9,9 +9,12 @@
 #include "CallClock.hpp"
 #include "Control.hpp"
 #include "ControlHandlers.hpp"
+#include "GdbServerHandler.hpp"
 #include "QueueHandler.hpp"
 #include "Runtime.hpp"
+#include "StackCapture.hpp"
 #include "ccs/Frame.hpp"
+#include "ccs/GdbServerProtocol.hpp"
 
 namespace mpidbg::rt {
 
@@ -82,9 +85,23 @@ void registerHandlers(ccs::Server& server, Runtime& runtime) {
                       // Ends with the `==` terminator line, so replies concatenate.
                       return bytesOf(proto::encode(queuesOf(*rt)));
                     }));
+  server.addHandler(std::string(proto::kStacksHandler), guarded([rt](const ccs::Request&) -> ccs::HandlerResult {
+                      // Ends with a `--` line, so replies concatenate.
+                      StackCapture& capture = StackCapture::instance();
+                      capture.attach(rt->rank(), Control::instance().freezeSignal());
+                      return bytesOf(proto::encode(capture.capture(rt->rank())));
+                    }));
   server.addHandler(std::string(proto::kContinueHandler),
-                    guarded([rt](const ccs::Request&) -> ccs::HandlerResult {
-                      Control::instance().resume();
+                    guarded([rt](const ccs::Request& request) -> ccs::HandlerResult {
+                      if (request.data.empty()) {
+                        Control::instance().resume();
+                      } else {
+                        const std::string text(request.data.begin(), request.data.end());
+                        auto continued = proto::decodeContinueRequest(text);
+                        if (!continued) return fail(continued.error().message);
+                        const auto seen = continued->seen.find(rt->rank());
+                        Control::instance().resumeSeen(seen == continued->seen.end() ? 0 : seen->second);
+                      }
                       rt->resume();
                       return std::vector<std::uint8_t>{};
                     }));
@@ -96,6 +113,7 @@ void registerHandlers(ccs::Server& server, Runtime& runtime) {
                       for (std::int32_t i = 0; i < nodes; ++i) ccs::appendBigEndian32(out, 1);
                       return out;
                     }));
+  server.addHandler(std::string(ccs::proto::kGdbServerHandler), gdbServerHandler(server.endpoint().host, runtime));
   registerControlHandlers(server, runtime);
 }
 

@@ -19,10 +19,12 @@
 #include "Control.hpp"
 #include "ccs/ControlProtocol.hpp"
 #include "Handlers.hpp"
+#include "StackCapture.hpp"
 #include "ccs/Auth.hpp"
 #include "ccs/Forwarder.hpp"
 #include "ccs/Frame.hpp"
 #include "ccs/QueueProtocol.hpp"
+#include "ccs/StackProtocol.hpp"
 
 namespace mpidbg::rt {
 
@@ -220,7 +222,8 @@ Expected<void> Runtime::installForwarder(const ccs::Security& security) {
   // mpidbg's handlers: records (each ending with a separator, or for queues
   // the `==` terminator) concatenate in rank order; continue answers empty.
   for (std::string_view handler : {ccs::proto::kStatusHandler, ccs::proto::kCollectivesHandler,
-                                   ccs::proto::kQueuesHandler, ccs::proto::kContinueHandler})
+                                   ccs::proto::kQueuesHandler, ccs::proto::kContinueHandler,
+                                   ccs::proto::kStacksHandler})
     options.mergeTable.add(std::string(handler), ccs::MergeRule::Concatenate);
   for (std::string_view handler : ccs::proto::kControlHandlers)
     options.mergeTable.add(std::string(handler), ccs::MergeRule::Concatenate);
@@ -253,6 +256,9 @@ void Runtime::launchHelper() {
 }
 
 void Runtime::helperLoop() noexcept {
+  // Named before it starts any thread: forwarding workers inherit the name,
+  // so stack capture skips them all.
+  StackCapture::markHelperThread();
   bool watching = true;
   for (;;) {
     try {
