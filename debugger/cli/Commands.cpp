@@ -9,9 +9,12 @@
 
 #include "debugger/cli/ControlCommands.hpp"
 #include "debugger/cli/QueueCommands.hpp"
+#include "debugger/cli/StackCommands.hpp"
 #include "debugger/core/CollectiveReport.hpp"
 #include "debugger/core/Grouping.hpp"
 #include "debugger/core/StatusReport.hpp"
+#include "debugger/gdbmi/Record.hpp"
+#include "debugger/gdbmi/Reply.hpp"
 
 namespace mpidbg::cli {
 
@@ -103,39 +106,25 @@ CommandResult doWait(Context& ctx, std::string_view args) {
   return result;
 }
 
-CommandResult doGdb(Context& ctx, std::string_view args) {
-  if (auto r = needJob(ctx); !r.ok) return r;
-  args = trim(args);
-  if (args.empty())
-    return CommandResult::failure("usage: gdb RANKS COMMAND (e.g. 'gdb 2 bt'), or gdb detach RANKS");
-  auto& pool = ctx.debugger.gdb();
-  if (args.starts_with("detach") && (args.size() == 6 || std::isspace(static_cast<unsigned char>(args[6])))) {
-    auto ranks = ranksOrAll(ctx, trim(args.substr(6)));
-    if (!ranks) return CommandResult::failure(ranks.error().message);
-    std::map<int, std::string> outcome;
-    for (auto& [rank, r] : pool.detach(*ranks))
-      outcome[rank] = r ? "detached" : "detach failed: " + r.error().message;
-    if (outcome.empty()) return CommandResult::failure("gdb holds none of " + core::describeRanks(*ranks));
-    CommandResult result;
-    result.text = core::renderGroups(core::groupByText(outcome));
-    return result;
-  }
-  auto [rankText, command] = splitRankToken(args);
-  auto ranks = ctx.debugger.ranks(rankText);
-  if (!ranks) return CommandResult::failure(ranks.error().message);
-  if (trim(command).empty())
-    return CommandResult::failure("usage: gdb RANKS COMMAND: no gdb command given after '" + rankText + "'");
-  const auto outputs = pool.run(*ranks, std::string(trim(command)), [&](int done, int total) {
-    if (total > 1) ctx.console.progress("attaching gdb: " + std::to_string(done) + "/" + std::to_string(total));
-  });
-  ctx.console.endProgress();
-  std::map<int, std::string> texts, errors;
-  for (const auto& [rank, out] : outputs) {
-    if (out) texts[rank] = *out;
-    else errors[rank] = out.error().message;
-  }
+/// True when `args` starts with the word `word` (followed by a blank or the end).
+bool startsWithWord(std::string_view args, std::string_view word) {
+  return args.starts_with(word) &&
+         (args.size() == word.size() || std::isspace(static_cast<unsigned char>(args[word.size()])));
+}
+
+/// The progress callback of gdb commands: "attaching gdb: 12/64", rewritten
+/// in place on a terminal (Console::progress shows nothing otherwise).
+std::function<void(int, int)> gdbProgress(Context& ctx, std::string_view what) {
+  return [&ctx, what](int done, int total) {
+    if (total > 1) ctx.console.progress(std::string(what) + ": " + std::to_string(done) + "/" + std::to_string(total));
+  };
+}
+
+/// Renders per-rank texts grouped with value ranges, then per-rank errors
+/// under "errors:". Fails (the errors as the message) when no rank succeeded.
+CommandResult renderPerRank(const std::map<int, std::string>& texts, const std::map<int, std::string>& errors) {
   CommandResult result;
-  result.text = core::renderGroups(core::groupByText(texts));
+  result.text = core::renderGroups(core::groupByValues(texts));
   if (!errors.empty()) {
     std::string msg;
     for (const auto& g : core::groupByText(errors))
@@ -144,6 +133,87 @@ CommandResult doGdb(Context& ctx, std::string_view args) {
     result.text += "errors:\n" + msg + "\n";
   }
   return result;
+}
+
+/// `gdb attach [RANKS]`: a session on each rank, no command.
+CommandResult gdbAttach(Context& ctx, std::string_view rankText) {
+  auto ranks = ranksOrAll(ctx, rankText);
+  if (!ranks) return CommandResult::failure(ranks.error().message);
+  const auto outcomes = ctx.debugger.gdb().attach(*ranks, gdbProgress(ctx, "attaching gdb"));
+  ctx.console.endProgress();
+  std::map<int, std::string> texts, errors;
+  for (const auto& [rank, r] : outcomes) {
+    if (r) texts[rank] = *r ? "attached" : "already attached";
+    else errors[rank] = r.error().message;
+  }
+  return renderPerRank(texts, errors);
+}
+
+/// `gdb detach [RANKS]`.
+CommandResult gdbDetach(Context& ctx, std::string_view rankText) {
+  auto ranks = ranksOrAll(ctx, rankText);
+  if (!ranks) return CommandResult::failure(ranks.error().message);
+  std::map<int, std::string> outcome;
+  for (auto& [rank, r] : ctx.debugger.gdb().detach(*ranks))
+    outcome[rank] = r ? "detached" : "detach failed: " + r.error().message;
+  if (outcome.empty()) return CommandResult::failure("gdb holds none of " + core::describeRanks(*ranks));
+  CommandResult result;
+  result.text = core::renderGroups(core::groupByText(outcome));
+  return result;
+}
+
+CommandResult doGdb(Context& ctx, std::string_view args) {
+  if (auto r = needJob(ctx); !r.ok) return r;
+  args = trim(args);
+  if (args.empty())
+    return CommandResult::failure(
+        "usage: gdb RANKS COMMAND (e.g. 'gdb 2 bt'), gdb attach RANKS, or gdb detach RANKS");
+  if (startsWithWord(args, "attach")) return gdbAttach(ctx, trim(args.substr(6)));
+  if (startsWithWord(args, "detach")) return gdbDetach(ctx, trim(args.substr(6)));
+  auto [rankText, command] = splitRankToken(args);
+  auto ranks = ctx.debugger.ranks(rankText);
+  if (!ranks) return CommandResult::failure(ranks.error().message);
+  if (trim(command).empty())
+    return CommandResult::failure("usage: gdb RANKS COMMAND: no gdb command given after '" + rankText + "'");
+  const auto outputs = ctx.debugger.gdb().run(*ranks, std::string(trim(command)), gdbProgress(ctx, "attaching gdb"));
+  ctx.console.endProgress();
+  std::map<int, std::string> texts, errors;
+  for (const auto& [rank, out] : outputs) {
+    if (out) texts[rank] = *out;
+    else errors[rank] = out.error().message;
+  }
+  return renderPerRank(texts, errors);
+}
+
+/// `-mi RANKS COMMAND`: one raw MI command; each rank's result record,
+/// grouped with value ranges.
+CommandResult doMi(Context& ctx, std::string_view args) {
+  if (auto r = needJob(ctx); !r.ok) return r;
+  auto [rankText, command] = splitRankToken(trim(args));
+  if (rankText.empty())
+    return CommandResult::failure("usage: -mi RANKS COMMAND (e.g. '-mi 0-3 -stack-info-depth')");
+  auto ranks = ctx.debugger.ranks(rankText);
+  if (!ranks) return CommandResult::failure(ranks.error().message);
+  if (command.empty())
+    return CommandResult::failure("usage: -mi RANKS COMMAND: no MI command given after '" + rankText + "'");
+  if (std::isdigit(static_cast<unsigned char>(command.front())))
+    return CommandResult::failure("give the MI command without a token ('" + command +
+                                  "'): mpidbg adds its own");
+  const auto replies = ctx.debugger.gdb().mi(*ranks, command, gdbProgress(ctx, "attaching gdb"));
+  ctx.console.endProgress();
+  std::map<int, std::string> texts, errors;
+  for (const auto& [rank, reply] : replies) {
+    if (!reply) {
+      errors[rank] = reply.error().message;
+      continue;
+    }
+    gdbmi::Record record;
+    record.kind = gdbmi::RecordKind::Result;
+    record.recordClass = reply->resultClass;
+    record.results = reply->results;
+    texts[rank] = record.toMi();
+  }
+  return renderPerRank(texts, errors);
 }
 
 CommandResult doRanks(Context& ctx, std::string_view args) {
@@ -308,17 +378,48 @@ const std::vector<Command>& commandTable() {
        "through the mqs DLL, stopping the ranks (SIGSTOP) for the read: one consistent\n"
        "snapshot, and fast when blocked ranks busy-poll on oversubscribed cores.",
        doHang},
+      {"where", {"w"}, "where [--full] [--tree] [--all-frames] [--json] [--dot FILE] [RANKS]",
+       "Merged stack tree of every rank's threads (no gdb)",
+       "Each rank's runtime captures the stacks of its application threads (a signal to each\n"
+       "thread, libunwind in the handler; sleeping calls such as nanosleep or poll in the\n"
+       "application return early with EINTR, as under freeze --now), the front end names\n"
+       "each distinct address once (DWARF, else the symbol table) and merges all ranks\n"
+       "into one call-prefix tree whose edges carry rank sets, as STAT does. Default: one\n"
+       "line per leaf, 'main > solve > MPI_Allreduce  [0-62]', cut at the MPI call\n"
+       "(--all-frames keeps the MPI library's frames below it). --full adds file:line to\n"
+       "each frame, --tree draws the tree, --json prints it as JSON, --dot FILE writes it\n"
+       "for Graphviz. Ranks held by gdb, or whose runtime does not answer, are read with\n"
+       "gdb (said so at the end). Also numbers the equivalence classes for $equiv[N].\n"
+       "Examples: where     where --tree 0-15     where --full --dot job.dot",
+       doWhere},
+      {"equiv", {}, "equiv [--full] [--all-frames] [RANKS]", "Ranks grouped by identical stacks",
+       "The equivalence classes of the merged stack tree (STAT): ranks whose threads have\n"
+       "exactly the same call paths, largest class first, numbered. A class is a rank set\n"
+       "in later commands as $equiv[N]: gdb $equiv[2] bt, status $equiv[1].",
+       doEquiv},
       {"wait", {}, "wait [SECONDS]", "Wait for the next stop, or until every rank is blocked",
        "Returns when a rank stops (breakpoint, freeze, step), when every rank is blocked in\n"
        "MPI, frozen, held by gdb or has exited, when the job ends, after SECONDS (default 60),\n"
        "or on Ctrl-C.",
        doWait},
-      {"gdb", {}, "gdb RANKS COMMAND", "Run a gdb command on ranks (attaching on first use)",
+      {"gdb", {}, "gdb RANKS COMMAND | gdb attach|detach [RANKS]", "Run a gdb command on ranks (attaching on first use)",
        "Attaches one gdb (MI) to each rank of RANKS on first use and runs COMMAND, a gdb\n"
-       "console command, on all of them; identical outputs are grouped by rank set.\n"
-       "While attached, a rank is stopped. 'gdb detach RANKS' lets it run again.\n"
-       "Examples: gdb 2 bt     gdb [0-3] info threads     gdb detach all",
+       "console command, on all of them. Identical outputs are grouped by rank set, and\n"
+       "outputs that differ only in decimal numbers are merged into one line with the\n"
+       "values as a range or a set: '[0-63] $1 = [0..63]', '[1-3] $1 = {1,4,9}'.\n"
+       "While attached, a rank is stopped. 'gdb attach RANKS' attaches without a command\n"
+       "(progress on a terminal); 'gdb detach RANKS' lets the ranks run again (RANKS\n"
+       "defaults to all). A rank whose gdb dies or does not answer within --gdb-timeout\n"
+       "is reported under 'errors:'; the other ranks' output is printed as usual.\n"
+       "Examples: gdb 2 bt     gdb [0-3] info threads     gdb attach 0-7     gdb detach all",
        doGdb},
+      {"-mi", {}, "-mi RANKS MI-COMMAND", "Run a raw gdb/MI command on ranks, print each result record",
+       "Like 'gdb', but MI-COMMAND is sent to gdb as an MI command (no token: mpidbg adds\n"
+       "its own) and each rank's result record is printed as gdb wrote it, without the\n"
+       "token, grouped like 'gdb' output (numbers merged into ranges):\n"
+       "  -mi all -data-evaluate-expression rank   ->  [0-3] ^done,value=\"[0..3]\"\n"
+       "Stream output and async records are not shown; an ^error is printed as a record.",
+       doMi},
       {"ranks", {}, "ranks [RANKS]", "List ranks: host, pid, CCS endpoint, life",
        "One line per rank as registered: its host, process id, the endpoint of its runtime's\n"
        "CCS server, and whether it is live, held by gdb, or how it ended.",

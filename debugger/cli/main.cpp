@@ -141,6 +141,10 @@ int main(int argc, char** argv) {
   app.add_option("-x,--command", scriptFiles, "Run the commands in FILE (repeatable)")->type_name("FILE");
   app.add_option("--runtime", runtimePath, "Path of libmpidbg-rt.so")->capture_default_str();
   app.add_option("--gdb", gdbPath, "gdb executable")->capture_default_str();
+  double gdbTimeout = 30;
+  app.add_option("--gdb-timeout", gdbTimeout,
+                 "Seconds one gdb command may take on a rank before that rank is reported as not answering")
+      ->capture_default_str()->check(CLI::PositiveNumber);
   std::string mqsDll;
   app.add_option("--mqs-dll", mqsDll,
                  "Message-queue DLL for ranks read from memory (default: the one each rank names in MPIR_dll_name)")
@@ -189,6 +193,7 @@ int main(int argc, char** argv) {
   cli::Console console;
   core::Debugger debugger([&console](const std::string& line) { console.notice(line); });
   debugger.gdb().gdbPath = gdbPath;
+  debugger.gdb().commandTimeout = std::chrono::milliseconds(static_cast<long long>(gdbTimeout * 1000));
   debugger.mqsDll = mqsDll;
   debugger.useTree = !direct;
   debugger.treeFanOut = fanOut;

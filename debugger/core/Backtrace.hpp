@@ -16,6 +16,39 @@ namespace mpidbg::core {
 /// becomes "main () at x.c:20". Lines that are not frames are skipped.
 std::vector<std::string> parseBacktrace(std::string_view text);
 
+/// One frame of gdb's `bt` output, split into its parts: "func (a=1) at
+/// x.c:20" -> function "func", file "x.c", line 20; "write () from
+/// /lib/x86_64-linux-gnu/libc.so.6" -> function "write", module the library;
+/// "?? ()" -> function "??".
+struct GdbFrame {
+  std::string function;
+  std::string file;    ///< as gdb prints it; empty when gdb printed none
+  int line = 0;        ///< 0 when gdb printed none
+  std::string module;  ///< the "from LIB" part; empty when absent
+};
+/// Splits one frame text as parseBacktrace() returns it.
+GdbFrame splitFrame(std::string_view frameText);
+
+/// One thread of gdb's `thread apply all bt` output.
+struct GdbThread {
+  int number = 0;              ///< gdb's thread number
+  int tid = 0;                 ///< the LWP id; 0 when gdb printed none
+  std::string name;            ///< the quoted thread name, if any
+  std::vector<GdbFrame> frames;  ///< innermost first
+};
+/// Parses `thread apply all bt` output ("Thread 2 (Thread 0x7f.. (LWP 12)
+/// "name"):" headers, each followed by its "#N ..." frames), in the order
+/// printed. Text outside threads is ignored.
+std::vector<GdbThread> parseAllThreads(std::string_view text);
+
+/// Runs `gdb -nx -q -batch -p PID -ex COMMAND` on live process `pid` (stopped
+/// for the duration, resumed when gdb detaches) and returns gdb's standard
+/// output. Errors: gdb cannot be started; it runs longer than `timeout`
+/// (killed); it prints nothing on stdout (with its last stderr line, e.g.
+/// "ptrace: Operation not permitted.").
+Expected<std::string> oneShotGdb(const std::string& gdbPath, pid_t pid, const std::string& command,
+                                 std::chrono::milliseconds timeout);
+
 /// The top `depth` frames of the main thread of live process `pid`, from a
 /// one-shot `gdb -nx -q -batch -p PID -ex "bt DEPTH"`: the process is stopped
 /// for the duration (about half a second) and resumes when gdb detaches.

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <thread>
 
+#include "mpidbg/Text.hpp"
+
 
 namespace mpidbg::core {
 
@@ -15,6 +17,13 @@ namespace proto = ccs::proto;
 Debugger::Debugger(std::function<void(const std::string&)> notify)
     : notify_(std::move(notify)), gdb_(std::make_unique<GdbPool>(job_)) {
   job_.setNotifier(notify_);
+  // Remote ranks: gdb asks the rank's runtime to start a gdbserver.
+  gdb_->rankCall = [this](const RankInfo& rank, std::string_view handler,
+                          const std::vector<std::uint8_t>& data,
+                          std::chrono::milliseconds timeout) -> Expected<std::vector<std::uint8_t>> {
+    if (!channels_) return fail("no job");
+    return channels_->call(rank, handler, data, timeout);
+  };
 }
 
 Debugger::~Debugger() { kill(); }
@@ -100,6 +109,24 @@ bool Debugger::jobAlive() {
 
 Expected<RankSet> Debugger::ranks(std::string_view text) const {
   if (!launcher_) return fail("no job (start one with: mpidbg -- mpiexec -n 4 ./app)");
+  const std::string_view trimmed = trim(text);
+  if (trimmed.starts_with("$equiv")) {
+    // $equiv[N]: class N of the last `where` or `equiv`.
+    const std::string_view rest = trimmed.substr(6);
+    std::size_t n = 0;
+    bool ok = rest.size() > 2 && rest.front() == '[' && rest.back() == ']';
+    for (std::size_t i = 1; ok && i + 1 < rest.size(); ++i) {
+      ok = rest[i] >= '0' && rest[i] <= '9' && n < 100000;
+      n = n * 10 + static_cast<std::size_t>(rest[i] - '0');
+    }
+    if (!ok) return fail("'" + std::string(trimmed) + "' is not $equiv[N] (N = 1, 2, ... as `equiv` lists them)");
+    if (equivalenceClasses.empty()) return fail("no equivalence classes yet: run 'where' or 'equiv' first");
+    if (n == 0 || n > equivalenceClasses.size())
+      return fail("there is no $equiv[" + std::to_string(n) + "]: the last 'where'/'equiv' found " +
+                  std::to_string(equivalenceClasses.size()) + " class" +
+                  (equivalenceClasses.size() == 1 ? "" : "es"));
+    return equivalenceClasses[n - 1];
+  }
   return RankSet::parse(text, job_.size());
 }
 

@@ -17,6 +17,7 @@
 #include "debugger/core/RankChannels.hpp"
 #include "debugger/core/RankSet.hpp"
 #include "debugger/core/SessionDir.hpp"
+#include "debugger/core/StackQuery.hpp"
 #include "debugger/core/StatusReport.hpp"
 
 namespace mpidbg::core {
@@ -112,6 +113,16 @@ class Debugger {
   /// at most `limit` of them: from the rank's gdb session when gdb holds
   /// it, else from a one-shot gdb that stops the rank for a moment.
   void addCulpritFrames(HangInput& input, int depth = 6, std::size_t limit = 4);
+  /// The stacks of every application thread of `ranks` (all when empty), for
+  /// `where`: reachable ranks capture their own (mpidbg/stacks through the
+  /// tree, no gdb involved); ranks held by gdb are read with their gdb
+  /// session; ranks whose runtime does not answer get a one-shot gdb (two at
+  /// a time; on this host only); ended ranks are listed with how they ended.
+  StackInput stacks(const RankSet& ranks = {});
+  /// The equivalence classes of the last `where`/`equiv`, largest first:
+  /// `$equiv[N]` (1-based) in a rank set names class N.
+  std::vector<RankSet> equivalenceClasses;
+
   /// `--mqs-dll PATH`: the message-queue DLL to load instead of the one a
   /// rank names in MPIR_dll_name.
   std::string mqsDll;

@@ -1,8 +1,12 @@
 #include "debugger/core/GdbPool.hpp"
 
+#include <unistd.h>
+
 #include <atomic>
+#include <cstdlib>
 #include <thread>
 
+#include "ccs/GdbServerProtocol.hpp"
 #include "debugger/gdbmi/Session.hpp"
 
 namespace mpidbg::core {
@@ -24,21 +28,73 @@ Expected<gdbmi::Session*> GdbPool::sessionFor(int rank) {
   const auto info = job_.rank(rank);
   if (!info) return fail("rank " + std::to_string(rank) + " has not registered");
   if (info->ended()) return fail("rank " + std::to_string(rank) + " has " + info->describeEnd());
+  auto remote = isRemote(*info);
+  if (!remote) return std::unexpected(remote.error());
   gdbmi::SessionOptions options;
   options.gdbPath = gdbPath;
   auto session = gdbmi::Session::start(options);
   if (!session) return std::unexpected(session.error());
-  // Mark the rank held before attaching: its CCS thread stops with it.
-  job_.setHeldByGdb(rank, true);
-  if (auto attached = (*session)->attach(info->pid, attachTimeout); !attached) {
-    job_.setHeldByGdb(rank, false);
-    return fail("gdb could not attach to rank " + std::to_string(rank) + " (pid " +
-                std::to_string(info->pid) + "): " + attached.error().message);
+  if (*remote) {
+    if (auto attached = attachRemote(**session, *info); !attached) {
+      job_.setHeldByGdb(rank, false);
+      return std::unexpected(attached.error());
+    }
+  } else {
+    // Mark the rank held before attaching: its CCS thread stops with it.
+    job_.setHeldByGdb(rank, true);
+    if (auto attached = (*session)->attach(info->pid, attachTimeout); !attached) {
+      job_.setHeldByGdb(rank, false);
+      return fail("gdb could not attach to rank " + std::to_string(rank) + " (pid " +
+                  std::to_string(info->pid) + "): " + attached.error().message);
+    }
   }
   std::lock_guard lock(mutex_);
   auto* raw = session->get();
   sessions_[rank] = std::move(*session);
   return raw;
+}
+
+Expected<bool> GdbPool::isRemote(const RankInfo& info) {
+  const char* value = std::getenv("MPIDBG_GDB_REMOTE");
+  const std::string_view mode = value && *value ? value : "auto";
+  if (mode == "always") return true;
+  if (mode == "never") return false;
+  if (mode != "auto")
+    return fail("bad MPIDBG_GDB_REMOTE '" + std::string(mode) + "' (expected auto, always or never)");
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return false;
+  // Host names as gethostname gives them; "node1" and "node1.cluster" match.
+  auto shortName = [](std::string_view host) { return host.substr(0, host.find('.')); };
+  const std::string_view rankHost = info.host;
+  return !rankHost.empty() && rankHost != "localhost" && shortName(rankHost) != shortName(name);
+}
+
+Expected<void> GdbPool::attachRemote(gdbmi::Session& session, const RankInfo& info) {
+  const std::string who = "rank " + std::to_string(info.rank) + " (pid " + std::to_string(info.pid) +
+                          ") on host " + info.host;
+  if (!rankCall) return fail("gdb could not attach to " + who + ": no connection to its runtime");
+  ccs::proto::GdbServerRequest request;
+  request.connectTimeoutMs = static_cast<std::uint32_t>(attachTimeout.count());
+  const std::string data = ccs::proto::encode(request);
+  // The runtime answers once gdbserver listens (at most about 10 s).
+  auto bytes = rankCall(info, ccs::proto::kGdbServerHandler,
+                        std::vector<std::uint8_t>(data.begin(), data.end()), attachTimeout);
+  if (!bytes)
+    return fail("cannot start gdbserver for " + who + ": its runtime did not answer: " + bytes.error().message);
+  auto reply = ccs::proto::decodeGdbServerReply(
+      std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
+  if (!reply) return fail("cannot start gdbserver for " + who + ": " + reply.error().message);
+  if (!reply->error.empty()) return fail("cannot start gdbserver for " + who + ": " + reply->error);
+  // A wildcard-bound runtime leaves the host to us: where its CCS server is.
+  const std::string host = reply->host.empty() ? info.endpoint.host : reply->host;
+  // From here the rank may stop at any moment: its CCS thread goes with it.
+  job_.setHeldByGdb(info.rank, true);
+  const std::string through = " through gdbserver at " + host + ":" + std::to_string(reply->port);
+  if (auto connected = session.connectRemote(host, reply->port, attachTimeout); !connected)
+    return fail("gdb could not attach to " + who + through + ": " + connected.error().message);
+  if (auto attached = session.attach(reply->pid, attachTimeout); !attached)
+    return fail("gdb could not attach to " + who + through + ": " + attached.error().message);
+  return {};
 }
 
 std::map<int, Expected<std::string>> GdbPool::run(const RankSet& ranks, const std::string& command,
@@ -86,6 +142,72 @@ std::map<int, Expected<void>> GdbPool::detach(const RankSet& ranks) {
     job_.setHeldByGdb(rank, false);
   }
   return results;
+}
+
+namespace {
+
+/// Runs `job(rank)` for every rank of `ranks` on up to 8 threads and collects
+/// the results by rank; `progress(done, total)` after each, under a lock.
+template <typename T, typename Job>
+std::map<int, T> forEachRank(const RankSet& ranks, const Job& job,
+                             const std::function<void(int, int)>& progress) {
+  const std::vector<int> targets = ranks.toVector();
+  std::map<int, T> results;
+  std::mutex resultsMutex;
+  std::atomic<std::size_t> next{0};
+  int done = 0;
+  auto worker = [&] {
+    for (std::size_t i = next++; i < targets.size(); i = next++) {
+      T out = job(targets[i]);
+      std::lock_guard lock(resultsMutex);
+      results.emplace(targets[i], std::move(out));
+      ++done;
+      if (progress) progress(done, static_cast<int>(targets.size()));
+    }
+  };
+  std::vector<std::thread> workers;
+  const std::size_t n = std::min<std::size_t>(8, targets.size());
+  for (std::size_t i = 0; i < n; ++i) workers.emplace_back(worker);
+  for (auto& t : workers) t.join();
+  return results;
+}
+
+}  // namespace
+
+std::map<int, Expected<bool>> GdbPool::attach(const RankSet& ranks,
+                                              const std::function<void(int, int)>& progress) {
+  return forEachRank<Expected<bool>>(
+      ranks,
+      [this](int rank) -> Expected<bool> {
+        {
+          std::lock_guard lock(mutex_);
+          auto it = sessions_.find(rank);
+          if (it != sessions_.end() && it->second->alive()) return false;
+        }
+        auto session = sessionFor(rank);
+        if (!session) return std::unexpected(session.error());
+        return true;
+      },
+      progress);
+}
+
+std::map<int, Expected<gdbmi::Reply>> GdbPool::mi(const RankSet& ranks, const std::string& miCommand,
+                                                  const std::function<void(int, int)>& progress) {
+  return forEachRank<Expected<gdbmi::Reply>>(
+      ranks,
+      [this, &miCommand](int rank) -> Expected<gdbmi::Reply> {
+        auto session = sessionFor(rank);
+        if (!session) return std::unexpected(session.error());
+        auto reply = (*session)->command(miCommand, commandTimeout);
+        if (!(*session)->alive()) {
+          // gdb is gone (killed, crashed, or ended by the command itself).
+          std::lock_guard lock(mutex_);
+          sessions_.erase(rank);
+          job_.setHeldByGdb(rank, false);
+        }
+        return reply;
+      },
+      progress);
 }
 
 RankSet GdbPool::attached() const {

@@ -1,11 +1,14 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "debugger/core/Job.hpp"
 #include "debugger/core/RankSet.hpp"
@@ -13,6 +16,7 @@
 
 namespace mpidbg::gdbmi {
 class Session;
+struct Reply;
 }
 
 namespace mpidbg::core {
@@ -34,6 +38,15 @@ class GdbPool {
   std::chrono::milliseconds attachTimeout{30000};
   std::chrono::milliseconds commandTimeout{30000};
 
+  /// Sends one CCS request (`handler` with `data`) to `rank`'s runtime and
+  /// returns the reply bytes, or an Error when the rank cannot be reached
+  /// within `timeout`. The Debugger sets it (RankChannels::call); unset, ranks
+  /// that need gdbserver cannot be attached.
+  using RankCall = std::function<Expected<std::vector<std::uint8_t>>(
+      const RankInfo& rank, std::string_view handler, const std::vector<std::uint8_t>& data,
+      std::chrono::milliseconds timeout)>;
+  RankCall rankCall;
+
   /// Runs the gdb console command `command` on every rank of `ranks`,
   /// attaching first where needed (`progress(done, total)` is called as
   /// attaches finish). Returns each rank's console output, or an Error for a
@@ -47,6 +60,25 @@ class GdbPool {
   /// session are left out of the result.
   std::map<int, Expected<void>> detach(const RankSet& ranks);
 
+  /// Attaches a gdb session to every rank of `ranks` that has none (up to 8
+  /// attaching at once), without running a command; each attached rank is
+  /// stopped. `progress(done, total)` is called (from worker threads, one
+  /// call at a time) as each rank finishes. Per rank: true when attached now,
+  /// false when it already had a live session, or the Error sessionFor gives
+  /// (rank not registered or ended, gdb cannot start or attach).
+  std::map<int, Expected<bool>> attach(const RankSet& ranks,
+                                       const std::function<void(int, int)>& progress = {});
+
+  /// Runs the raw MI command `miCommand` (one line, without token, e.g.
+  /// "-data-evaluate-expression rank") on every rank of `ranks`, attaching
+  /// first where needed, as run() does. Per rank: gdb's Reply (an ^error is
+  /// a Reply, see Reply::isError), or an Error as run() gives; a gdb that
+  /// died (e.g. killed) is reported for its rank and its session dropped, so
+  /// the next use attaches a fresh gdb; a timeout (`commandTimeout`) is
+  /// reported and the session kept (gdb's late answer is skipped later).
+  std::map<int, Expected<gdbmi::Reply>> mi(const RankSet& ranks, const std::string& miCommand,
+                                           const std::function<void(int, int)>& progress = {});
+
   /// Ranks that currently have a session.
   RankSet attached() const;
 
@@ -55,6 +87,14 @@ class GdbPool {
 
  private:
   Expected<gdbmi::Session*> sessionFor(int rank);
+  /// Whether `info` is debugged through a gdbserver on its host: env
+  /// MPIDBG_GDB_REMOTE = always | never | auto (default: remote when the
+  /// rank's host name differs from this host's). Error for another value.
+  static Expected<bool> isRemote(const RankInfo& info);
+  /// Asks the rank's runtime for a gdbserver (ccs/GdbServerProtocol.hpp),
+  /// connects `session` to it and attaches to the rank. Marks the rank held
+  /// once the gdbserver answered; the caller unmarks it on an Error.
+  Expected<void> attachRemote(gdbmi::Session& session, const RankInfo& info);
   Job& job_;
   mutable std::mutex mutex_;
   std::map<int, std::unique_ptr<gdbmi::Session>> sessions_;

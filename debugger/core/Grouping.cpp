@@ -1,17 +1,139 @@
 #include "debugger/core/Grouping.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 
 namespace mpidbg::core {
+
+namespace {
+
+bool isWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool isDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
+
+/// The digits of a number must have at most this many characters, so every
+/// one fits an int64 with room for the sign.
+constexpr std::size_t kMaxDigits = 18;
+
+void sortByFirstRank(std::vector<RankGroup>& groups) {
+  std::sort(groups.begin(), groups.end(), [](const RankGroup& a, const RankGroup& b) {
+    return a.ranks.first() < b.ranks.first();
+  });
+}
+
+}  // namespace
 
 std::vector<RankGroup> groupByText(const std::map<int, std::string>& textByRank) {
   std::map<std::string, RankSet> byText;
   for (const auto& [rank, text] : textByRank) byText[text].insert(rank);
   std::vector<RankGroup> groups;
   for (auto& [text, ranks] : byText) groups.push_back({std::move(ranks), text});
-  std::sort(groups.begin(), groups.end(),
-            [](const RankGroup& a, const RankGroup& b) { return a.ranks.first() < b.ranks.first(); });
+  sortByFirstRank(groups);
   return groups;
+}
+
+NumberTemplate splitNumbers(const std::string& text) {
+  NumberTemplate out;
+  std::string literal;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    if (!isWordChar(text[i])) {
+      literal += text[i++];
+      continue;
+    }
+    // One word: a maximal run of letters, digits and '_'.
+    const std::size_t start = i;
+    while (i < text.size() && isWordChar(text[i])) ++i;
+    const std::string_view word(text.data() + start, i - start);
+    const bool allDigits = std::all_of(word.begin(), word.end(), isDigit);
+    const bool fractionBefore = start >= 2 && text[start - 1] == '.' && isDigit(text[start - 2]);
+    const bool fractionAfter = i + 1 < text.size() && text[i] == '.' && isDigit(text[i + 1]);
+    const bool leadingZero = word.size() > 1 && word.front() == '0';
+    if (!allDigits || fractionBefore || fractionAfter || leadingZero || word.size() > kMaxDigits) {
+      literal.append(word);
+      continue;
+    }
+    std::int64_t value = 0;
+    std::from_chars(word.data(), word.data() + word.size(), value);
+    // A '-' right before the digits is their sign unless it joins two operands.
+    const bool minus = !literal.empty() && literal.back() == '-' &&
+                       (start < 2 || !(isWordChar(text[start - 2]) || text[start - 2] == ')' ||
+                                       text[start - 2] == ']'));
+    if (minus && value == 0) {
+      literal.append(word);  // "-0" would print as "0"
+      continue;
+    }
+    if (minus) {
+      literal.pop_back();
+      value = -value;
+    }
+    out.literals.push_back(std::move(literal));
+    literal.clear();
+    out.numbers.push_back(value);
+  }
+  out.literals.push_back(std::move(literal));
+  return out;
+}
+
+std::string describeValues(std::vector<std::int64_t> values) {
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  if (values.empty()) return "{}";
+  if (values.size() == 1) return std::to_string(values.front());
+  if (values.back() - values.front() + 1 == static_cast<std::int64_t>(values.size()))
+    return "[" + std::to_string(values.front()) + ".." + std::to_string(values.back()) + "]";
+  std::string out = "{";
+  for (std::size_t i = 0; i < values.size();) {
+    std::size_t j = i;
+    while (j + 1 < values.size() && values[j + 1] == values[j] + 1) ++j;
+    if (out.size() > 1) out += ',';
+    if (j - i >= 2) {
+      out += std::to_string(values[i]) + ".." + std::to_string(values[j]);
+    } else {
+      for (std::size_t k = i; k <= j; ++k) out += (k > i ? "," : "") + std::to_string(values[k]);
+    }
+    i = j + 1;
+  }
+  return out + "}";
+}
+
+std::vector<RankGroup> groupByValues(const std::map<int, std::string>& textByRank) {
+  const std::vector<RankGroup> exact = groupByText(textByRank);
+  // Buckets of groups whose texts share the literal parts around the numbers.
+  struct Bucket {
+    std::vector<std::size_t> members;               // indexes into `exact`
+    std::vector<std::vector<std::int64_t>> values;  // [position][member]
+  };
+  std::map<std::vector<std::string>, Bucket> buckets;
+  std::vector<RankGroup> out;
+  for (std::size_t g = 0; g < exact.size(); ++g) {
+    NumberTemplate split = splitNumbers(exact[g].text);
+    if (split.numbers.empty()) {
+      out.push_back(exact[g]);
+      continue;
+    }
+    Bucket& bucket = buckets[split.literals];
+    if (bucket.members.empty()) bucket.values.resize(split.numbers.size());
+    bucket.members.push_back(g);
+    for (std::size_t p = 0; p < split.numbers.size(); ++p)
+      bucket.values[p].push_back(split.numbers[p]);
+  }
+  for (auto& [literals, bucket] : buckets) {
+    if (bucket.members.size() == 1) {
+      out.push_back(exact[bucket.members.front()]);
+      continue;
+    }
+    RankGroup merged;
+    for (std::size_t g : bucket.members) merged.ranks = merged.ranks | exact[g].ranks;
+    for (std::size_t p = 0; p < bucket.values.size(); ++p) {
+      merged.text += literals[p];
+      merged.text += describeValues(bucket.values[p]);
+    }
+    merged.text += literals.back();
+    out.push_back(std::move(merged));
+  }
+  sortByFirstRank(out);
+  return out;
 }
 
 std::string renderGroups(const std::vector<RankGroup>& groups) {

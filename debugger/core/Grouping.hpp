@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <utility>
@@ -18,6 +19,42 @@ struct RankGroup {
 /// Groups identical texts: one RankGroup per distinct text, ordered by the
 /// group's lowest rank.
 std::vector<RankGroup> groupByText(const std::map<int, std::string>& textByRank);
+
+/// A text cut at its numbers: `literals` and `numbers` alternate, starting
+/// and ending with a literal, so literals.size() == numbers.size() + 1.
+/// "x = 3, y = -4" -> literals {"x = ", ", y = ", ""}, numbers {3, -4}.
+struct NumberTemplate {
+  std::vector<std::string> literals;
+  std::vector<std::int64_t> numbers;
+};
+
+/// Splits `text` at its decimal integers. A number is a run of digits that
+/// is a whole word (not touching a letter, digit or '_': `0x1f`, `i1`,
+/// `rank3`, `2nd` stay text), not part of a decimal fraction or version
+/// (`1.5`, `13.1` stay text; the sentence end in `line 12.` does not count),
+/// without a leading zero (`007` stays text, `0` is a number), and of at
+/// most 18 digits. A '-' right before it is its sign when the '-' starts the
+/// text or follows a character that is not a letter, digit, '_', ')' or ']'
+/// (`x = -3` is -3, `5-3` is 5 and 3); `-0` stays text. Joining literals and
+/// numbers in order gives `text` back exactly.
+NumberTemplate splitNumbers(const std::string& text);
+
+/// The value-range notation for a set of integers (any order, duplicates
+/// ignored; must not be empty): one value as itself ("7"); consecutive
+/// values as "[lo..hi]" ("[0..63]"); otherwise a set in braces, runs of
+/// three or more consecutive values as "lo..hi" ("{1,4,9}", "{0..3,7}",
+/// "{-2,0,5..9}").
+std::string describeValues(std::vector<std::int64_t> values);
+
+/// Groups like groupByText, then merges the groups whose texts differ only
+/// in numbers (as splitNumbers finds them): same literal text around the
+/// numbers and the same count of numbers. A merged group's text has, at each
+/// number position, the one value all its texts share, or describeValues of
+/// the values they have there (which rank had which value is not kept):
+/// ranks 0..63 printing "x = 0".."x = 63" give one group "[0-63]" with text
+/// "x = [0..63]". Texts without numbers, and texts whose template no other
+/// text shares, are kept as groupByText gives them. Ordered by lowest rank.
+std::vector<RankGroup> groupByValues(const std::map<int, std::string>& textByRank);
 
 /// Renders groups one per line as `[0-1,3] text`. A multi-line text is
 /// printed as a `[ranks]:` header followed by its lines indented by two

@@ -108,6 +108,24 @@ class Reader {
         case '\'':
           out += '\'';
           break;
+        case '?':
+          out += '?';
+          break;
+        case 'x': {
+          // \xHH: one or two hex digits (C allows more; MI never needs them).
+          unsigned value = 0;
+          int digits = 0;
+          while (digits < 2 && !atEnd() && std::isxdigit(static_cast<unsigned char>(peek()))) {
+            const char h = text_[pos_++];
+            value = value * 16 + static_cast<unsigned>(std::isdigit(static_cast<unsigned char>(h))
+                                                           ? h - '0'
+                                                           : std::tolower(h) - 'a' + 10);
+            ++digits;
+          }
+          if (digits == 0) return errorAt(escapeAt, "'\\x' without hex digits in c-string");
+          out += static_cast<char>(value);
+          break;
+        }
         default: {
           if (e < '0' || e > '7') {
             return errorAt(escapeAt,
@@ -275,6 +293,12 @@ Expected<Record> Parser::parse(std::string_view rawLine) {
                   : first == '@' ? RecordKind::TargetStream
                                  : RecordKind::LogStream;
     in.consume(first);
+    if (in.peek() != '"') {
+      // "string-output: either raw text (with an implicit new line) or a
+      // quoted C string" (GDB manual, "GDB/MI Stream Records").
+      record.text = std::string(line.substr(1)) + "\n";
+      return record;
+    }
     auto text = in.cstring();
     if (!text) return std::unexpected(text.error());
     if (!in.atEnd()) return in.error("unexpected text after the stream c-string");

@@ -18,10 +18,15 @@ class Parser {
   /// output stays far below this).
   static constexpr std::size_t kMaxDepth = 128;
 
-  /// Parses `line` (a trailing "\n" or "\r\n" is ignored). Accepts result,
-  /// exec/status/notify async, console/target/log stream records and the
-  /// `(gdb)` prompt (trailing blanks allowed). C-string escapes \n \t \r \"
-  /// \\ \' \a \b \f \v \e and octal \NNN (1-3 digits) are decoded.
+  /// Parses `line` (a trailing "\n", "\r" or "\r\n" is ignored). Accepts
+  /// result, exec/status/notify async, console/target/log stream records and
+  /// the `(gdb)` prompt (trailing blanks allowed). C-string escapes \n \t \r
+  /// \" \\ \' \? \a \b \f \v \e, octal \NNN (1-3 digits) and hex \xHH (1-2
+  /// digits) are decoded. A stream record whose text does not start with '"'
+  /// is raw text with an implicit newline (`~raw` gives text "raw\n"), as the
+  /// manual's "GDB/MI Stream Records" allows. After the class, a bare value
+  /// where a result belongs (gdb's `+download,{...}`) is kept as a result
+  /// with an empty name; inside tuples and lists the grammar is strict.
   /// Malformed input — empty line, unknown prefix, unterminated string, bad
   /// escape, missing '=', unbalanced brackets, trailing garbage, nesting
   /// deeper than kMaxDepth, token overflow — gives an Error whose message

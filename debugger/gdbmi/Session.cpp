@@ -200,6 +200,28 @@ Expected<void> Session::attach(pid_t pid, milliseconds timeout) {
   return {};
 }
 
+Expected<void> Session::connectRemote(const std::string& host, std::uint16_t port,
+                                      milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  const std::string address =
+      (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" + std::to_string(port);
+  const std::string what = "cannot connect to gdbserver at " + address + ": ";
+  stopped_ = false;
+  auto reply = command("-target-select extended-remote " + address, timeout);
+  if (!reply) return fail(what + reply.error().message);
+  if (reply->isError()) return fail(what + reply->errorMessage());
+  // A gdbserver started with --attach reports its process as stopped; one
+  // started with --multi has none yet (its thread-group stays unattached).
+  const bool hasProcess = std::any_of(reply->asyncs.begin(), reply->asyncs.end(), [](const Record& r) {
+    return r.recordClass == "thread-group-started";
+  });
+  if (hasProcess && !stopped_) {
+    auto stop = waitForAsync("stopped", leftUntil(deadline));
+    if (!stop) return fail(what + stop.error().message);
+  }
+  return {};
+}
+
 Expected<void> Session::detach(milliseconds timeout) {
   auto reply = command("-target-detach", timeout);
   if (!reply) return fail("cannot detach: " + reply.error().message);

@@ -67,6 +67,17 @@ class Session {
   /// process.") on ^error.
   Expected<void> attach(pid_t pid, std::chrono::milliseconds timeout);
 
+  /// `-target-select extended-remote HOST:PORT` (an IPv6 HOST is bracketed):
+  /// connects this gdb to a gdbserver, e.g. one started with `--multi` by a
+  /// rank's runtime (ccs/GdbServerProtocol.hpp), so that attach(pid) then
+  /// attaches through it. Waits for ^connected within `timeout`; when that
+  /// gdbserver already debugs a process (started with `--attach`), also waits
+  /// (same `timeout`) for the `*stopped` record of that process. Error
+  /// "cannot connect to gdbserver at HOST:PORT: <gdb's message>" (e.g.
+  /// "Connection refused.") on ^error, a timeout or gdb exiting.
+  Expected<void> connectRemote(const std::string& host, std::uint16_t port,
+                               std::chrono::milliseconds timeout);
+
   /// `-target-detach`: lets the attached process run on. Error carries
   /// gdb's message on ^error.
   Expected<void> detach(std::chrono::milliseconds timeout);

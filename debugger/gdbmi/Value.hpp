@@ -27,7 +27,7 @@ struct Tuple {
   /// Every value whose result is called `name`, in order (empty if none).
   std::vector<const Value*> getAll(std::string_view name) const;
   /// True when the tuple has no results (`{}` or a bare `^done`).
-  bool empty() const { return results.empty(); }
+  bool empty() const;
 
   /// Item-by-item equality, names included.
   friend bool operator==(const Tuple&, const Tuple&) = default;
@@ -42,9 +42,9 @@ struct List {
   /// True when the list was written as a list of results (`name=value`).
   bool ofResults() const;
   /// Number of items.
-  std::size_t size() const { return items.size(); }
+  std::size_t size() const;
   /// True for `[]`.
-  bool empty() const { return items.empty(); }
+  bool empty() const;
   /// The value of item `index`; `index` must be < size().
   const Value& at(std::size_t index) const;
 
@@ -84,6 +84,12 @@ struct Result {
 
   friend bool operator==(const Result&, const Result&) = default;
 };
+
+// Defined here, where Result is complete (clang instantiates std::vector's
+// constexpr members eagerly and rejects them on an incomplete type).
+inline bool Tuple::empty() const { return results.empty(); }
+inline std::size_t List::size() const { return items.size(); }
+inline bool List::empty() const { return items.empty(); }
 
 /// Renders a tuple's results as `a=..,b=..` (no braces), as they follow the
 /// class in a record. Empty tuple gives "".

@@ -212,6 +212,18 @@ const Row kSynthetic[] = {
     {R"(^done,a={},b=[],c=[[],["x"],{}])", RecordKind::Result, {}, "done", "c.1.0", "x"},
     {"^done,x=\"1\"\r\n", RecordKind::Result, {}, "done", "x", "1"},
     {"(gdb)", RecordKind::Prompt, {}, "", "", ""},
+    // Raw stream text: "either raw text (with an implicit new line) or a
+    // quoted C string" (GDB manual, "GDB/MI Stream Records").
+    {"~raw console text", RecordKind::ConsoleStream, {}, "", "", "raw console text\n"},
+    {"&", RecordKind::LogStream, {}, "", "", "\n"},
+    {"@target \"quoted\" stays", RecordKind::TargetStream, {}, "", "", "target \"quoted\" stays\n"},
+    {R"(~"\x41\x7e\x0\xfF\?")", RecordKind::ConsoleStream, {}, "", "", std::string_view("A~\0\xff?", 5)},
+    {R"(~"\1\12\123\1234")", RecordKind::ConsoleStream, {}, "", "", "\1\12SS4"},
+    {"(gdb) \t \r\n", RecordKind::Prompt, {}, "", "", ""},
+    {"^done\r", RecordKind::Result, {}, "done", "", ""},
+    {R"(0*stopped)", RecordKind::ExecAsync, 0, "stopped", "", ""},
+    {R"(5+download,section=".text",section-sent="512")", RecordKind::StatusAsync, 5, "download", "section-sent", "512"},
+    {R"(=tuple-in-list,l=[{a="1"},{b=["x",{}]}])", RecordKind::NotifyAsync, {}, "tuple-in-list", "l.1.b.0", "x"},
     {R"(18446744073709551615^done)", RecordKind::Result, 18446744073709551615ull, "done", "", ""},
 };
 

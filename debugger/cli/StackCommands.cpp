@@ -1,0 +1,115 @@
+#include "debugger/cli/StackCommands.hpp"
+
+#include <fstream>
+
+#include "debugger/core/stacks/StackRender.hpp"
+#include "mpidbg/Text.hpp"
+
+namespace mpidbg::cli {
+
+namespace {
+
+namespace stacks = core::stacks;
+
+/// The options `where` and `equiv` share, and the rank set left over.
+struct StackOptions {
+  stacks::NodeKey key = stacks::NodeKey::Function;
+  core::StackDepth depth = core::StackDepth::ToMpiCall;
+  bool tree = false;
+  bool json = false;
+  std::string dotFile;
+  std::string ranks;
+};
+
+Expected<StackOptions> parseOptions(std::string_view args, bool forWhere) {
+  StackOptions o;
+  for (std::string_view rest = trim(args); !rest.empty();) {
+    std::size_t end = 0;
+    if (rest.front() == '[') {
+      end = rest.find(']');
+      end = end == std::string_view::npos ? rest.size() : end + 1;
+    } else {
+      while (end < rest.size() && !std::isspace(static_cast<unsigned char>(rest[end]))) ++end;
+    }
+    const std::string_view word = rest.substr(0, end);
+    rest = trim(rest.substr(end));
+    if (word == "--full") {
+      o.key = stacks::NodeKey::FunctionAndLine;
+    } else if (word == "--all-frames") {
+      o.depth = core::StackDepth::All;
+    } else if (forWhere && word == "--tree") {
+      o.tree = true;
+    } else if (forWhere && word == "--json") {
+      o.json = true;
+    } else if (forWhere && word == "--dot") {
+      const std::size_t sp = rest.find_first_of(" \t");
+      o.dotFile = std::string(rest.substr(0, sp));
+      if (o.dotFile.empty() || o.dotFile.starts_with("--")) return fail("--dot needs a file name (where --dot tree.dot)");
+      rest = sp == std::string_view::npos ? std::string_view{} : trim(rest.substr(sp));
+    } else if (word.starts_with("--")) {
+      return fail(std::string(forWhere ? "where" : "equiv") + " does not know option '" + std::string(word) +
+                  (forWhere ? "' (options: --full --tree --all-frames --json --dot FILE)"
+                            : "' (options: --full --all-frames)"));
+    } else if (o.ranks.empty()) {
+      o.ranks = std::string(word);
+    } else {
+      return fail("give one rank set (got '" + o.ranks + "' and '" + std::string(word) + "')");
+    }
+  }
+  return o;
+}
+
+/// Reads the stacks, builds the tree and remembers its classes.
+Expected<stacks::StackTree> mergedTree(Context& ctx, const StackOptions& o, std::string& notes) {
+  if (!ctx.debugger.hasJob()) return fail("no job: it was killed or never started");
+  auto ranks = ctx.debugger.ranks(o.ranks.empty() ? "all" : o.ranks);
+  if (!ranks) return std::unexpected(ranks.error());
+  const core::StackInput input = ctx.debugger.stacks(*ranks);
+  stacks::Symbolizer symbolizer;
+  stacks::StackTree tree = core::buildStackTree(input, o.key, o.depth, symbolizer);
+  ctx.debugger.equivalenceClasses.clear();
+  for (const auto& c : tree.equivalenceClasses()) ctx.debugger.equivalenceClasses.push_back(c.ranks);
+  std::map<std::string, core::RankSet> byReason;
+  for (const auto& [rank, why] : input.gdbReason) byReason[why].insert(rank);
+  for (const auto& [why, set] : byReason) notes += "read through gdb " + set.toString() + ": " + why + "\n";
+  return tree;
+}
+
+}  // namespace
+
+CommandResult doWhere(Context& ctx, std::string_view args) {
+  auto options = parseOptions(args, true);
+  if (!options) return CommandResult::failure(options.error().message);
+  std::string notes;
+  auto tree = mergedTree(ctx, *options, notes);
+  if (!tree) return CommandResult::failure(tree.error().message);
+  CommandResult result;
+  if (!options->dotFile.empty()) {
+    std::ofstream out(options->dotFile);
+    out << stacks::renderDot(*tree);
+    out.close();
+    if (!out) return CommandResult::failure("cannot write " + options->dotFile);
+  }
+  if (options->json) {
+    result.text = stacks::stackTreeToJson(*tree).dump() + "\n";
+    return result;
+  }
+  result.text = (options->tree ? stacks::renderTree(*tree) : stacks::renderLeaves(*tree)) + notes;
+  if (!options->dotFile.empty()) result.text += "Graphviz tree written to " + options->dotFile + "\n";
+  return result;
+}
+
+CommandResult doEquiv(Context& ctx, std::string_view args) {
+  auto options = parseOptions(args, false);
+  if (!options) return CommandResult::failure(options.error().message);
+  std::string notes;
+  auto tree = mergedTree(ctx, *options, notes);
+  if (!tree) return CommandResult::failure(tree.error().message);
+  CommandResult result;
+  result.text = stacks::renderClasses(*tree) + notes;
+  if (!ctx.debugger.equivalenceClasses.empty())
+    result.text += "Use a class as a rank set with $equiv[N], e.g. gdb $equiv[1] bt\n";
+  return result;
+}
+
+}  // namespace mpidbg::cli

@@ -1,0 +1,175 @@
+// Debugger::stacks and the merged tree built from it: what `where` and
+// `equiv` read.
+#include "debugger/core/StackQuery.hpp"
+
+#include <unistd.h>
+
+#include <future>
+
+#include "debugger/core/Debugger.hpp"
+
+namespace mpidbg::core {
+
+namespace proto = ccs::proto;
+
+namespace {
+
+/// The MPI function a frame's function is an entry of: "MPI_Send" for
+/// MPI_Send, PMPI_Send and the runtime's "(anonymous namespace)::MPI_Send_slow"
+/// (the out-of-line half of its wrapper); empty for any other function.
+std::string mpiEntryOf(std::string_view function) {
+  constexpr std::string_view kAnonymous = "(anonymous namespace)::";
+  if (function.starts_with(kAnonymous)) function.remove_prefix(kAnonymous.size());
+  if (function.starts_with("PMPI_")) function.remove_prefix(1);
+  if (!function.starts_with("MPI_")) return {};
+  if (function.ends_with("_slow")) function.remove_suffix(5);
+  return std::string(function);
+}
+
+/// gdb's frame as a tree frame.
+stacks::SymbolFrame fromGdb(const GdbFrame& g) {
+  stacks::SymbolFrame f;
+  f.function = g.function.empty() ? "??" : g.function;
+  f.file = g.file;
+  f.line = g.line;
+  f.module = g.module;
+  f.source = !g.file.empty() ? stacks::SymbolSource::Dwarf
+             : f.function != "??" ? stacks::SymbolSource::Symtab
+                                  : stacks::SymbolSource::None;
+  return f;
+}
+
+/// This machine's host name, as ranks report theirs.
+std::string localHost() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return {};
+  return name;
+}
+
+}  // namespace
+
+std::vector<stacks::SymbolFrame> cutAtMpiCall(std::vector<stacks::SymbolFrame> frames) {
+  // Innermost first: the outermost MPI entry is the last one.
+  for (std::size_t i = frames.size(); i-- > 0;) {
+    std::string entry = mpiEntryOf(frames[i].function);
+    if (entry.empty()) continue;
+    frames.erase(frames.begin(), frames.begin() + static_cast<std::ptrdiff_t>(i));
+    frames.front().function = std::move(entry);
+    break;
+  }
+  return frames;
+}
+
+std::vector<stacks::SymbolFrame> cutAboveMain(std::vector<stacks::SymbolFrame> frames) {
+  // Innermost first: the outermost `main` or `start_thread` is the last one.
+  for (std::size_t i = frames.size(); i-- > 0;) {
+    const std::string& f = frames[i].function;
+    if (f != "main" && f != "start_thread") continue;
+    frames.resize(i + 1);
+    break;
+  }
+  return frames;
+}
+
+stacks::StackTree buildStackTree(const StackInput& input, stacks::NodeKey key, StackDepth depth,
+                                 stacks::Symbolizer& symbolizer) {
+  stacks::StackTree tree(key);
+  std::function<std::vector<stacks::SymbolFrame>(std::vector<stacks::SymbolFrame>)> filter;
+  if (depth == StackDepth::ToMpiCall)
+    filter = [](std::vector<stacks::SymbolFrame> frames) { return cutAboveMain(cutAtMpiCall(std::move(frames))); };
+  for (const auto& rank : input.captured) tree.addRank(rank, symbolizer, filter);
+  for (const auto& [rank, threads] : input.viaGdb) {
+    bool any = false;
+    for (const auto& thread : threads) {
+      if (thread.name.starts_with("mpidbg-")) continue;  // the runtime's helper threads
+      std::vector<stacks::SymbolFrame> frames;
+      for (const auto& g : thread.frames) frames.push_back(fromGdb(g));
+      if (filter) frames = filter(std::move(frames));
+      tree.addThread(rank, frames);
+      any = true;
+    }
+    if (!any) tree.addFailure(rank, "gdb printed no thread");
+  }
+  for (const auto& [rank, why] : input.failed) tree.addFailure(rank, why);
+  return tree;
+}
+
+StackInput Debugger::stacks(const RankSet& wanted) {
+  StackInput input;
+  const RankSet ranks = wanted.empty() ? RankSet::all(job_.size()) : wanted;
+  RankSet reachable, held;
+  std::map<int, RankInfo> infos;
+  for (const auto& info : job_.snapshot()) {
+    if (!ranks.contains(info.rank)) continue;
+    infos[info.rank] = info;
+    if (info.ended()) input.failed[info.rank] = info.describeEnd();
+    else if (info.heldByGdb) held.insert(info.rank);
+    else reachable.insert(info.rank);
+  }
+  for (int r : ranks)
+    if (!infos.count(r)) input.failed[r] = "not registered";
+
+  // Ranks whose runtime cannot answer, and why: they are asked through gdb.
+  std::map<int, std::string> viaGdb;
+  if (!reachable.empty()) {
+    auto [text, missing] = collect(reachable, proto::kStacksHandler);
+    auto decoded = proto::decodeRankStacksList(text);
+    if (!decoded) {
+      for (int r : reachable) viaGdb[r] = "bad mpidbg/stacks reply: " + decoded.error().message;
+    } else {
+      RankSet answered;
+      for (auto& s : *decoded) {
+        if (!reachable.contains(s.worldRank) || answered.contains(s.worldRank)) continue;
+        answered.insert(s.worldRank);
+        input.captured.push_back(std::move(s));
+      }
+      for (int r : reachable)
+        if (!answered.contains(r)) viaGdb[r] = "runtime did not answer";
+    }
+    for (const auto& [rank, why] : missing) viaGdb[rank] = "runtime did not answer: " + why;
+  }
+
+  // Held ranks: their gdb session prints the threads (gdb already stops them).
+  if (!held.empty()) {
+    for (auto& [rank, out] : gdb_->run(held, "thread apply all bt")) {
+      if (!out) {
+        input.failed[rank] = "held by gdb, which failed: " + out.error().message;
+        continue;
+      }
+      input.viaGdb[rank] = parseAllThreads(*out);
+      input.gdbReason[rank] = "held by gdb";
+    }
+  }
+
+  // Silent runtimes: a one-shot gdb per rank on this host, two at a time.
+  const std::string here = localHost();
+  std::vector<std::pair<int, std::future<Expected<std::string>>>> running;
+  auto finish = [&](std::pair<int, std::future<Expected<std::string>>>& job) {
+    auto out = job.second.get();
+    const int rank = job.first;
+    if (!out) {
+      input.failed[rank] = viaGdb[rank] + "; gdb: " + out.error().message;
+      return;
+    }
+    input.viaGdb[rank] = parseAllThreads(*out);
+    input.gdbReason[rank] = viaGdb[rank];
+  };
+  for (const auto& [rank, why] : viaGdb) {
+    const RankInfo& info = infos[rank];
+    if (info.pid <= 0 || (!info.host.empty() && !here.empty() && info.host != here)) {
+      input.failed[rank] = why + " (and it runs on " + info.host + ", out of a one-shot gdb's reach)";
+      continue;
+    }
+    if (running.size() >= 2) {
+      finish(running.front());
+      running.erase(running.begin());
+    }
+    running.emplace_back(rank, std::async(std::launch::async, [path = gdb_->gdbPath, pid = info.pid] {
+                           return oneShotGdb(path, pid, "thread apply all bt", std::chrono::seconds(60));
+                         }));
+  }
+  for (auto& job : running) finish(job);
+  return input;
+}
+
+}  // namespace mpidbg::core
