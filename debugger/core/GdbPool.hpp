@@ -51,8 +51,10 @@ class GdbPool {
   /// attaching first where needed (`progress(done, total)` is called as
   /// attaches finish). Returns each rank's console output, or an Error for a
   /// rank that has ended, that gdb could not attach to ("gdb could not attach
-  /// to rank 2 (pid 1234): ptrace: Operation not permitted."), or whose gdb died
-  /// or timed out (the session is then dropped).
+  /// to rank 2 (pid 1234): ptrace: Operation not permitted."), whose gdb died
+  /// (the session is dropped; the next use attaches a new gdb) or did not
+  /// answer within commandTimeout (the session is kept: gdb may be busy, and
+  /// its late answer is skipped by the next command).
   std::map<int, Expected<std::string>> run(const RankSet& ranks, const std::string& command,
                                            const std::function<void(int, int)>& progress = {});
 

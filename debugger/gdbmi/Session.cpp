@@ -149,7 +149,14 @@ Expected<Reply> Session::command(std::string_view miCommand, milliseconds timeou
     if (!record) return std::unexpected(record.error());
     switch (record->kind) {
       case RecordKind::Result:
-        if (record->token != token) break;  // a late answer to a timed-out command
+        if (record->token != token) {
+          // A late answer to a timed-out command: the stream text read so
+          // far was its output, not this command's.
+          reply.console.clear();
+          reply.target.clear();
+          reply.log.clear();
+          break;
+        }
         reply.resultClass = std::move(record->recordClass);
         reply.results = std::move(record->results);
         return reply;

@@ -179,7 +179,8 @@ TEST_CASE("Session timeouts are bounded and a late answer is skipped", "[gdbmi][
   REQUIRE(session.has_value());
   Session& gdb = **session;
   const auto start = std::chrono::steady_clock::now();
-  auto slow = gdb.console("shell sleep 1", 200ms);
+  // The late answer prints "late-output" on the console stream.
+  auto slow = gdb.console("python import time; time.sleep(1); print('late-output')", 200ms);
   const auto took = std::chrono::steady_clock::now() - start;
   REQUIRE_FALSE(slow.has_value());
   CHECK_THAT(slow.error().message, Catch::Contains("did not answer"));
@@ -188,6 +189,7 @@ TEST_CASE("Session timeouts are bounded and a late answer is skipped", "[gdbmi][
   auto value = gdb.console("print 1+2", kTimeout);
   REQUIRE(value.has_value());
   CHECK_THAT(*value, Catch::Contains("= 3"));
+  CHECK_THAT(*value, !Catch::Contains("late-output"));
   CHECK_FALSE(gdb.command("-gdb-version\n-gdb-exit", kTimeout).has_value());
 }
 
