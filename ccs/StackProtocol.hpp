@@ -48,7 +48,7 @@ struct ThreadStack {
   bool mainThread = false;           ///< tid == pid
   std::vector<StackFrame> frames;    ///< innermost first; the runtime's own signal-handler frames removed
   bool truncated = false;            ///< the frame buffer filled up (deeper frames dropped)
-  std::string error;                 ///< non-empty when this thread could not be captured ("did not answer within 200 ms", "unwinding failed: ...")
+  std::string error;                 ///< non-empty when this thread could not be captured ("did not answer within 1000 ms", "unwinding failed: ...")
 };
 
 /// Everything one rank answers to kStacksHandler.

@@ -32,7 +32,7 @@ class StackCapture {
   /// Most threads captured per request; threads beyond get an error entry.
   static constexpr std::size_t kMaxThreads = 256;
   /// How long one request waits for all threads together, in milliseconds.
-  static constexpr int kDeadlineMs = 200;
+  static constexpr int kDeadlineMs = 1000;
 
   /// The process-wide instance.
   static StackCapture& instance() noexcept;
