@@ -95,6 +95,21 @@ std::string hostName() {
   return name;
 }
 
+/// Under srun without an MPI plugin (no `--mpi=pmi2`; Slurm's own default is
+/// MpiDefault=none) MPICH finds no PMI, so each task is a job of its own,
+/// rank 0 of 1, and the front end sees one rank where srun started many.
+/// Says so on stderr; does nothing outside Slurm or when the sizes agree.
+void warnIfSingletonTask(int size) {
+  const char* tasks = std::getenv("SLURM_STEP_NUM_TASKS");
+  if (size != 1 || !tasks) return;
+  const long count = std::strtol(tasks, nullptr, 10);
+  if (count > 1)
+    std::fprintf(stderr,
+                 "mpidbg-rt: srun started %ld tasks but MPI_COMM_WORLD has size 1: MPI found no "
+                 "Slurm PMI; run srun --mpi=pmi2\n",
+                 count);
+}
+
 }  // namespace
 
 Runtime::Runtime(std::int32_t rank, std::int32_t size, std::int32_t threadLevel)
@@ -111,6 +126,7 @@ void Runtime::startAfterInit(int providedThreadLevel) noexcept {
   int size = 1;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  warnIfSingletonTask(size);
   try {
     std::unique_ptr<Runtime> rt(new Runtime(rank, size, providedThreadLevel));
     if (auto started = rt->start(frontend); !started) {

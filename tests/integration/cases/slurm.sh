@@ -1,0 +1,131 @@
+# mpidbg under a real Slurm (issue 9): `mpidbg -- srun -N 2 -n 4 --mpi=pmi2 ...`
+# on the private single-host Slurm of tests/slurm/start (fake nodes n1 and n2).
+# Each case starts its own Slurm in $work/slurm on free ports and stops it when
+# it ends (and the harness's EXIT trap stops it too, should a case be cut
+# short). Without the Slurm packages every case prints SKIP and passes.
+# Sourced by tests/integration/run (run_mpidbg, check_*, $work, $build, $root).
+
+slurm_dir="$work/slurm"
+slurm_srun=(srun -N 2 -n 4 --mpi=pmi2)
+
+# Stop this run's Slurm before the harness removes $work: chain our stop in
+# front of the EXIT trap the harness set (its command is the trap's third word).
+eval "slurm_prev_exit_trap=( $(trap -p EXIT) )"
+trap '"$root/tests/slurm/stop" "$slurm_dir" >/dev/null 2>&1; eval "${slurm_prev_exit_trap[2]:-}"' EXIT
+# bash runs no EXIT trap when a signal ends it: turn INT and TERM (timeout,
+# Ctrl-C) into an exit, unless the harness handles them itself.
+if [ -z "$(trap -p INT)" ]; then trap 'exit 130' INT; fi
+if [ -z "$(trap -p TERM)" ]; then trap 'exit 143' TERM; fi
+
+# slurm_installed: the daemons and clients tests/slurm/start needs are there.
+slurm_installed() {
+  local tool
+  for tool in slurmctld slurmd srun sinfo munged; do command -v "$tool" >/dev/null || return 1; done
+}
+
+# slurm_free_port: a base port P such that nothing listens on 127.0.0.1 at P,
+# P+1 or P+2 (slurmctld, n1, n2), so that runs side by side do not collide.
+slurm_free_port() {
+  local base try ok p
+  for try in $(seq 1 40); do
+    base=$((20000 + (RANDOM % 3000) * 3))
+    ok=1
+    for p in $base $((base + 1)) $((base + 2)); do
+      if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then ok=0; break; fi
+    done
+    if [ $ok -eq 1 ]; then echo "$base"; return; fi
+  done
+  echo 16817
+}
+
+# with_slurm FUNCTION: runs FUNCTION with a fresh Slurm up and SLURM_CONF
+# exported (srun inherits it through mpidbg); stops Slurm afterwards whatever
+# FUNCTION returned. SKIP (and success) when Slurm is not installed.
+with_slurm() {
+  if ! slurm_installed; then
+    echo "    SKIP: Slurm is not installed (scripts/install-deps installs slurmctld slurmd slurm-client munge)"
+    return 0
+  fi
+  local started
+  if ! started="$(MPIDBG_SLURM_PORT="$(slurm_free_port)" timeout -k 5 60 "$root/tests/slurm/start" "$slurm_dir" 2>&1)"; then
+    echo "    tests/slurm/start failed:"; sed 's/^/      /' <<<"$started"
+    "$root/tests/slurm/stop" "$slurm_dir" >/dev/null 2>&1
+    return 1
+  fi
+  local ok=0 had_conf="${SLURM_CONF+set}" prev_conf="${SLURM_CONF:-}"
+  export SLURM_CONF="$slurm_dir/slurm.conf"
+  "$@" || ok=1
+  if [ -n "$had_conf" ]; then SLURM_CONF="$prev_conf"; else unset SLURM_CONF; fi
+  "$root/tests/slurm/stop" "$slurm_dir" >/dev/null 2>&1
+  return $ok
+}
+
+slurm_hang_coll_skip() {
+  run_mpidbg 180 -ex run -ex 'wait 30' -ex status -ex where -ex hang -ex 'gdb 1 bt' \
+    -ex 'gdb 0 print (char*)getenv("SLURMD_NODENAME")' -ex 'gdb 3 print (char*)getenv("SLURMD_NODENAME")' \
+    -ex kill -- "${slurm_srun[@]}" "$examples/hangs/coll_skip"
+  local line
+  line="$(grep -n 'MPI_Allreduce(&value' "$root/examples/hangs/coll_skip.c" | cut -d: -f1)"
+  check_rc 0 &&
+  check_contains "$out" "Job started: 4 ranks, frozen at the end of MPI_Init" "stdout" &&
+  check_contains "$out" "Every rank is blocked in MPI, frozen or exited" "wait" &&
+  check_contains "$out" "[0-2] blocked in MPI_Allreduce (call 1 on MPI_COMM_WORLD)" "status" &&
+  check_contains "$out" "[3] blocked in MPI_Recv(source=0, tag=42, comm=MPI_COMM_WORLD)" "status" &&
+  check_contains "$out" "main > MPI_Allreduce  [0-2]" "where" &&
+  check_contains "$out" "main > MPI_Recv  [3]" "where" &&
+  check_contains "$out" "MPI_COMM_WORLD: collective calls issued: [0-2] 1, [3] 0" "hang" &&
+  check_contains "$out" "Deadlock: cycle 0 -> 3 -> 0" "hang" &&
+  check_contains "$out" "Look first at ranks [0,3]" "hang" &&
+  check_contains "$out" "Read from: [0-3] ccs" "hang" &&
+  check_contains "$out" "[1]:" "gdb 1 bt" &&
+  check_contains "$out" " in main (" "gdb 1 bt" &&
+  check_contains "$out" "coll_skip.c:$line" "gdb 1 bt (the MPI_Allreduce in main)" &&
+  # The ranks really are Slurm tasks spread over both fake nodes.
+  check_contains "$out" '"n1"' "rank 0's SLURMD_NODENAME" &&
+  check_contains "$out" '"n2"' "rank 3's SLURMD_NODENAME" &&
+  check_contains "$out" "Killed the job." "kill"
+}
+case_slurm_srun_hang_collective_skipped() { with_slurm slurm_hang_coll_skip; }
+
+slurm_hang_recv_cycle() {
+  run_mpidbg 180 -ex run -ex 'wait 30' -ex hang -ex kill -- "${slurm_srun[@]}" "$examples/hangs/recv_cycle"
+  check_rc 0 &&
+  check_contains "$out" "[2-3] in MPI_Finalize (a bystander)" "hang" &&
+  check_contains "$out" "Deadlock: cycle 0 -> 1 -> 0" "hang" &&
+  check_contains "$out" "Killed the job." "kill"
+}
+case_slurm_srun_hang_recv_cycle() { with_slurm slurm_hang_recv_cycle; }
+
+# A job that ends by itself under srun: the ranks run the ring, then the shell
+# around each rank exits 3, so srun exits 3 and so must mpidbg. srun ends a
+# moment after its last task (it reports the step's end to slurmctld first),
+# so `wait` is repeated until the launcher's end is seen.
+slurm_finished_job() {
+  start_session -- "${slurm_srun[@]}" sh -c "$examples/ring && exit 3"
+  send_command run 'Continuing' || { end_session; return 1; }
+  send_command 'wait 60' 'Every rank is blocked|The job has ended' || { end_session; return 1; }
+  local i
+  for i in $(seq 1 20); do
+    grep -qF 'The job has ended' "$work/out" && break
+    echo 'wait 1' >&7
+    sleep 0.5
+  done
+  echo status >&7
+  echo quit >&7
+  exec 7>&-
+  wait "$session_pid"; rc=$?
+  out="$(cat "$work/out")"; err="$(cat "$work/err")"
+  check_rc 3 &&
+  check_contains "$out" "ring: token 18 after 3 laps (expected 18): ok" "program output" &&
+  check_contains "$out" "The job has ended (launcher exited with code 3)" "wait" &&
+  check_contains "$out" "[0-3] exited with code 0" "status"
+}
+case_slurm_srun_finished_job_passes_exit_code() { with_slurm slurm_finished_job; }
+
+# Without --mpi=pmi2 (and MpiDefault=none) MPICH finds no PMI: every task is
+# an MPI job of size 1. The runtime says so, naming the fix.
+slurm_without_pmi() {
+  run_mpidbg 120 --register-timeout 20 -ex status -ex kill -- srun -N 2 -n 2 "$examples/ring"
+  check_contains "$err" "mpidbg-rt: srun started 2 tasks but MPI_COMM_WORLD has size 1: MPI found no Slurm PMI; run srun --mpi=pmi2" "stderr"
+}
+case_slurm_srun_without_pmi_is_explained() { with_slurm slurm_without_pmi; }
