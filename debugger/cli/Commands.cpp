@@ -9,6 +9,7 @@
 
 #include "debugger/cli/ControlCommands.hpp"
 #include "debugger/cli/QueueCommands.hpp"
+#include "debugger/cli/SetCommands.hpp"
 #include "debugger/cli/StackCommands.hpp"
 #include "debugger/core/CollectiveReport.hpp"
 #include "debugger/core/Grouping.hpp"
@@ -26,10 +27,9 @@ CommandResult needJob(Context& ctx) {
   return {};
 }
 
-/// The rank set named by `text`, or every rank when `text` is empty.
-Expected<core::RankSet> ranksOrAll(Context& ctx, std::string_view text) {
-  return ctx.debugger.ranks(text.empty() ? "all" : text);
-}
+/// The rank set named by `text`, or the focus (every rank without one) when
+/// `text` is empty; an empty set is an error (SetCommands.hpp).
+Expected<core::RankSet> ranksOrAll(Context& ctx, std::string_view text) { return commandRanks(ctx, text); }
 
 CommandResult doContinue(Context& ctx, std::string_view args) {
   if (auto r = needJob(ctx); !r.ok) return r;
@@ -171,7 +171,7 @@ CommandResult doGdb(Context& ctx, std::string_view args) {
   if (startsWithWord(args, "attach")) return gdbAttach(ctx, trim(args.substr(6)));
   if (startsWithWord(args, "detach")) return gdbDetach(ctx, trim(args.substr(6)));
   auto [rankText, command] = splitRankToken(args);
-  auto ranks = ctx.debugger.ranks(rankText);
+  auto ranks = commandRanks(ctx, rankText);
   if (!ranks) return CommandResult::failure(ranks.error().message);
   if (trim(command).empty())
     return CommandResult::failure("usage: gdb RANKS COMMAND: no gdb command given after '" + rankText + "'");
@@ -192,7 +192,7 @@ CommandResult doMi(Context& ctx, std::string_view args) {
   auto [rankText, command] = splitRankToken(trim(args));
   if (rankText.empty())
     return CommandResult::failure("usage: -mi RANKS COMMAND (e.g. '-mi 0-3 -stack-info-depth')");
-  auto ranks = ctx.debugger.ranks(rankText);
+  auto ranks = commandRanks(ctx, rankText);
   if (!ranks) return CommandResult::failure(ranks.error().message);
   if (command.empty())
     return CommandResult::failure("usage: -mi RANKS COMMAND: no MI command given after '" + rankText + "'");
@@ -272,7 +272,9 @@ CommandResult doHelp(Context&, std::string_view args) {
     result.text += line + cmd.summary + "\n";
   }
   result.text +=
-      "\nRANKS: all, 3, 0-3,7 or [0-3,7]. Ranks start frozen at the end of MPI_Init;\n"
+      "\nRANKS: all, 3, 0-3,7 or [0-3,7]; names (set S = ...), $equiv[N], live states\n"
+      "(blocked, frozen, running, exited, held, in MPI_Recv, at entry NAME) and algebra\n"
+      "(S | T, S & T, S - T, ~S, parentheses). Ranks start frozen at the end of MPI_Init;\n"
       "'run' lets them go.\n";
   return result;
 }
@@ -292,23 +294,48 @@ std::size_t editDistance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+/// The names and aliases that start with `prefix`, each with its command,
+/// in table order.
+std::vector<std::pair<std::string, const Command*>> prefixMatches(std::string_view prefix) {
+  std::vector<std::pair<std::string, const Command*>> out;
+  for (const auto& cmd : commandTable()) {
+    if (cmd.name.starts_with(prefix)) out.emplace_back(cmd.name, &cmd);
+    for (const auto& alias : cmd.aliases)
+      if (alias.starts_with(prefix)) out.emplace_back(alias, &cmd);
+  }
+  return out;
+}
+
 }  // namespace
 
+// The rank-set expression ends at the first blank outside (), [] and "":
+// "[0-3, 7] bt", "(blocked - frozen) bt", "~(S | 3) bt", "S|T bt". An
+// unclosed '(' or '[' takes the whole line (the parser reports it).
 std::pair<std::string, std::string> splitRankToken(std::string_view args) {
   args = trim(args);
   std::size_t end = 0;
-  if (!args.empty() && args.front() == '[') {
-    end = args.find(']');
-    end = end == std::string_view::npos ? args.size() : end + 1;
-  } else {
-    while (end < args.size() && !std::isspace(static_cast<unsigned char>(args[end]))) ++end;
+  int depth = 0;
+  bool quoted = false;
+  for (; end < args.size(); ++end) {
+    const char c = args[end];
+    if (quoted) {
+      quoted = c != '"';
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == '(' || c == '[') {
+      ++depth;
+    } else if ((c == ')' || c == ']') && depth > 0) {
+      --depth;
+    } else if (depth == 0 && std::isspace(static_cast<unsigned char>(c))) {
+      break;
+    }
   }
   return {std::string(args.substr(0, end)), std::string(trim(args.substr(end)))};
 }
 
 const std::vector<Command>& commandTable() {
   static const std::vector<Command> table = {
-      {"run", {"continue", "c", "unfreeze"}, "run [RANKS]", "Let frozen or stopped ranks go (all by default)",
+      {"run", {"continue", "c", "r", "unfreeze"}, "run [RANKS]", "Let frozen or stopped ranks go (all by default)",
        "Sends 'continue' to the runtime of each rank: ranks frozen at the end of MPI_Init,\n"
        "stopped at a breakpoint, by freeze or by step resume (and a pending freeze or step\n"
        "is cancelled). Ranks held by gdb are not touched; release them with 'gdb detach'.",
@@ -378,7 +405,7 @@ const std::vector<Command>& commandTable() {
        "through the mqs DLL, stopping the ranks (SIGSTOP) for the read: one consistent\n"
        "snapshot, and fast when blocked ranks busy-poll on oversubscribed cores.",
        doHang},
-      {"where", {"w"}, "where [--full] [--tree] [--all-frames] [--json] [--dot FILE] [RANKS]",
+      {"where", {"w", "bt"}, "where [--full] [--tree] [--all-frames] [--json] [--dot FILE] [RANKS]",
        "Merged stack tree of every rank's threads (no gdb)",
        "Each rank's runtime captures the stacks of its application threads (a signal to each\n"
        "thread, libunwind in the handler; sleeping calls such as nanosleep or poll in the\n"
@@ -424,6 +451,28 @@ const std::vector<Command>& commandTable() {
        "One line per rank as registered: its host, process id, the endpoint of its runtime's\n"
        "CCS server, and whether it is live, held by gdb, or how it ended.",
        doRanks},
+      {"set", {}, "set [NAME = EXPR]", "Name a rank set, or list the named sets",
+       "Evaluates the rank-set expression EXPR now and names the result: the name keeps\n"
+       "those ranks (like a gdb convenience variable; 'set S = blocked' is the ranks blocked\n"
+       "at that moment, not re-evaluated later). NAME is letters, digits and '_', not a\n"
+       "reserved word (all focus blocked frozen running exited held in at where entry) and\n"
+       "not MPI_*. 'set' alone lists the names. Use a name wherever RANKS goes.\n"
+       "Expressions: S | T (union), S & T (intersection), S - T (difference), ~S (every\n"
+       "other rank), parentheses; operands [0-3,7], 0-3, 5, all, NAME, $equiv[N], focus,\n"
+       "blocked, frozen, running, exited, held, in MPI_FUNCTION, at entry NAME.\n"
+       "Examples: set S = [0-1]     set late = blocked & in MPI_Allreduce     set",
+       doSet},
+      {"unset", {}, "unset NAME", "Forget a named rank set", "Removes NAME (see 'set').", doUnset},
+      {"focus", {}, "focus [EXPR]", "Set the ranks commands act on by default",
+       "Commands that take an optional RANKS act on the focus when given none: run,\n"
+       "break, info entries, freeze, step, next, status, queues, where, equiv, ranks,\n"
+       "gdb attach, gdb detach. 'gdb RANKS CMD' and '-mi' still need RANKS; write 'focus'\n"
+       "there (gdb focus bt). EXPR is evaluated now (a fixed set); the prompt shows it:\n"
+       "(mpidbg [2-3]). 'focus' alone shows it; 'focus all' or 'unfocus' clears it.\n"
+       "Examples: focus [2-3]     focus blocked & in MPI_Recv     focus all",
+       doFocus},
+      {"unfocus", {}, "unfocus", "Clear the focus (commands act on every rank)",
+       "Same as 'focus all'.", doUnfocus},
       {"kill", {}, "kill", "Kill the job", "Detaches gdb sessions and ends every process of the job.",
        doKill},
       {"quit", {"q", "exit"}, "quit", "Leave the debugger (killing the job if it runs)",
@@ -434,13 +483,21 @@ const std::vector<Command>& commandTable() {
   return table;
 }
 
+// An exact name or alias first; else, like gdb, a prefix that only names and
+// aliases of one command start with ("sta" -> status, "cont" -> run).
 const Command* findCommand(std::string_view name) {
+  if (name.empty()) return nullptr;
   for (const auto& cmd : commandTable()) {
     if (cmd.name == name) return &cmd;
     for (const auto& alias : cmd.aliases)
       if (alias == name) return &cmd;
   }
-  return nullptr;
+  const Command* found = nullptr;
+  for (const auto& [word, cmd] : prefixMatches(name)) {
+    if (found != nullptr && found != cmd) return nullptr;  // ambiguous
+    found = cmd;
+  }
+  return found;
 }
 
 CommandResult executeLine(Context& context, std::string_view line) {
@@ -451,6 +508,11 @@ CommandResult executeLine(Context& context, std::string_view line) {
   const std::string_view args = space == std::string_view::npos ? std::string_view{} : line.substr(space + 1);
   const Command* cmd = findCommand(name);
   if (cmd == nullptr) {
+    if (const auto matches = prefixMatches(name); matches.size() > 1) {
+      std::string list;
+      for (const auto& [word, c] : matches) list += (list.empty() ? "" : ", ") + word;
+      return CommandResult::failure("ambiguous command '" + std::string(name) + "': " + list);
+    }
     std::string suggestion;
     for (const auto& c : commandTable())
       if (editDistance(name, c.name) <= 2 || c.name.starts_with(name))

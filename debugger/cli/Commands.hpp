@@ -58,7 +58,8 @@ struct Command {
 /// The table of every command, in the order `help` lists them.
 const std::vector<Command>& commandTable();
 
-/// Finds the command named (or aliased) `name`; nullptr when none.
+/// Finds the command named or aliased `name`, or the only one `name` is a
+/// prefix of (as gdb: `sta` -> status); nullptr when none or ambiguous.
 const Command* findCommand(std::string_view name);
 
 /// Executes one command line (leading/trailing blanks ignored; empty lines and
@@ -66,8 +67,10 @@ const Command* findCommand(std::string_view name);
 /// the closest known ones.
 CommandResult executeLine(Context& context, std::string_view line);
 
-/// Splits a leading rank-set token off `args`: "[0-3, 7] bt" -> "[0-3, 7]",
-/// rest "bt"; "2 bt" -> "2", rest "bt". Returns {token, rest}.
+/// Splits a leading rank-set expression off `args`: it ends at the first
+/// blank outside (), [] and "" (docs/commands.md, "Rank sets"):
+/// "[0-3, 7] bt" -> "[0-3, 7]", rest "bt"; "(in MPI_Recv) bt" ->
+/// "(in MPI_Recv)", rest "bt"; "2 bt" -> "2", rest "bt". Returns {token, rest}.
 std::pair<std::string, std::string> splitRankToken(std::string_view args);
 
 }  // namespace mpidbg::cli

@@ -1,10 +1,12 @@
 #include "debugger/cli/Console.hpp"
 
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "debugger/core/RankSet.hpp"
@@ -28,7 +30,7 @@ void installSignalHandlers() {
 
 void Console::print(const std::string& text) {
   endProgress();
-  std::fputs(text.c_str(), stdout);
+  std::fputs((colorEnabled() ? paintRankPrefixes(text) : text).c_str(), stdout);
   if (!text.empty() && text.back() != '\n') std::fputc('\n', stdout);
   std::fflush(stdout);
 }
@@ -36,7 +38,8 @@ void Console::print(const std::string& text) {
 void Console::error(const std::string& message) {
   endProgress();
   std::fflush(stdout);
-  std::fprintf(stderr, "error: %s\n", message.c_str());
+  const bool red = colorWanted(::isatty(STDERR_FILENO) == 1, std::getenv("NO_COLOR"));
+  std::fprintf(stderr, "%s %s\n", red ? paint(Style::Error, "error:").c_str() : "error:", message.c_str());
   std::fflush(stderr);
 }
 
@@ -98,6 +101,128 @@ bool Console::hasNotices() const {
 }
 
 bool Console::interactive() const { return ::isatty(STDOUT_FILENO) == 1; }
+
+bool Console::colorEnabled() const { return colorWanted(interactive(), std::getenv("NO_COLOR")); }
+
+std::string Console::color(Style style, std::string_view text) const {
+  return colorEnabled() ? paint(style, text) : std::string(text);
+}
+
+int Console::width() const {
+  const bool tty = interactive();
+  struct winsize size{};
+  const int columns = tty && ::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 ? size.ws_col : 0;
+  return widthFrom(tty, columns, std::getenv("COLUMNS"));
+}
+
+std::string Console::fit(const std::string& text) const { return fitLines(text, width()); }
+
+bool Console::colorWanted(bool isTerminal, const char* noColor) {
+  return isTerminal && (noColor == nullptr || *noColor == '\0');
+}
+
+std::string Console::promptColor(Style style, std::string_view text) const {
+  return colorEnabled() ? paint(style, text, true) : std::string(text);
+}
+
+std::string Console::paint(Style style, std::string_view text, bool readlineMarkers) {
+  const char* sgr = "";
+  switch (style) {
+    case Style::Error: sgr = "\033[1;31m"; break;
+    case Style::Ranks: sgr = "\033[36m"; break;
+    case Style::Prompt: sgr = "\033[1m"; break;
+    case Style::Notice: sgr = "\033[33m"; break;
+  }
+  const std::string open = readlineMarkers ? "\001" : "", close = readlineMarkers ? "\002" : "";
+  return open + sgr + close + std::string(text) + open + "\033[0m" + close;
+}
+
+int Console::widthFrom(bool isTerminal, int ioctlColumns, const char* columnsEnv) {
+  if (!isTerminal) return 0;
+  if (ioctlColumns > 0) return ioctlColumns;
+  if (columnsEnv != nullptr) {
+    char* end = nullptr;
+    const long n = std::strtol(columnsEnv, &end, 10);
+    if (end != columnsEnv && *end == '\0' && n > 0 && n < 100000) return static_cast<int>(n);
+  }
+  return 80;
+}
+
+namespace {
+
+bool continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
+
+/// Code points in `line` (UTF-8; stray bytes count one each).
+std::size_t columns(std::string_view line) {
+  return static_cast<std::size_t>(std::count_if(line.begin(), line.end(), [](char c) { return !continuation(static_cast<unsigned char>(c)); }));
+}
+
+/// The byte offset where code point `n` of `line` starts (line.size() past the end).
+std::size_t offsetOf(std::string_view line, std::size_t n) {
+  std::size_t i = 0;
+  for (std::size_t seen = 0; i < line.size(); ++i) {
+    if (continuation(static_cast<unsigned char>(line[i]))) continue;
+    if (seen++ == n) return i;
+  }
+  return line.size();
+}
+
+}  // namespace
+
+std::string Console::fitLines(const std::string& text, int width) {
+  if (width < 10) return text;
+  const auto w = static_cast<std::size_t>(width);
+  std::string out;
+  std::size_t begin = 0;
+  while (begin < text.size()) {
+    std::size_t end = text.find('\n', begin);
+    const bool newline = end != std::string::npos;
+    if (!newline) end = text.size();
+    const std::string_view line(text.data() + begin, end - begin);
+    const std::size_t n = columns(line);
+    if (n <= w) {
+      out += line;
+    } else {
+      // Keep a third of the room for the head, the rest for the tail.
+      const std::size_t head = (w - 3) / 3, tail = w - 3 - head;
+      out += line.substr(0, offsetOf(line, head));
+      out += "...";
+      out += line.substr(offsetOf(line, n - tail));
+    }
+    if (newline) out += '\n';
+    begin = end + 1;
+  }
+  return out;
+}
+
+std::string Console::paintRankPrefixes(const std::string& text) {
+  std::string out;
+  std::size_t begin = 0;
+  while (begin < text.size()) {
+    std::size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size() - 1;
+    const std::string_view line(text.data() + begin, end - begin + 1);
+    std::size_t i = line.find_first_not_of(' ');
+    std::size_t close = std::string_view::npos;
+    if (i != std::string_view::npos && line[i] == '[') {
+      close = line.find(']', i);
+      // Only "[ranks] text": not JSON arrays such as "[1,2]" alone on a line.
+      if (close != std::string_view::npos &&
+          (line.substr(i + 1, close - i - 1).find_first_not_of("0123456789,-") != std::string_view::npos ||
+           close + 1 >= line.size() || line[close + 1] != ' '))
+        close = std::string_view::npos;
+    }
+    if (close != std::string_view::npos) {
+      out += line.substr(0, i);
+      out += paint(Style::Ranks, line.substr(i, close - i + 1));
+      out += line.substr(close + 1);
+    } else {
+      out += line;
+    }
+    begin = end + 1;
+  }
+  return out;
+}
 
 void Console::progress(const std::string& line) {
   if (!interactive()) return;

@@ -4,8 +4,17 @@
 #include <deque>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 namespace mpidbg::cli {
+
+/// What a piece of terminal text is, for its colour (Console::color).
+enum class Style {
+  Error,   ///< "error:" (red)
+  Ranks,   ///< a rank set such as [0-3] at the start of a line (cyan)
+  Prompt,  ///< the "(mpidbg)" prompt (bold)
+  Notice,  ///< the confirmation question at Ctrl-D (yellow)
+};
 
 /// Where the debugger's text goes. Results go to stdout, errors to stderr as
 /// "error: ...". Asynchronous notices (from the event thread) are queued and
@@ -29,6 +38,40 @@ class Console {
   void endProgress();
   /// True when stdout is a terminal.
   bool interactive() const;
+
+  /// True when text for stdout may carry ANSI colours: stdout is a terminal
+  /// and NO_COLOR is unset or empty (https://no-color.org).
+  bool colorEnabled() const;
+  /// `text` in the colour of `style` when colorEnabled(); `text` unchanged
+  /// otherwise. For stderr text use colorWanted(isatty(2), NO_COLOR) instead.
+  std::string color(Style style, std::string_view text) const;
+  /// Like color(), for a readline prompt: the escape sequences are enclosed
+  /// in readline's \001 ... \002 markers so the prompt's width stays right.
+  std::string promptColor(Style style, std::string_view text) const;
+  /// Columns of the terminal on stdout (ioctl TIOCGWINSZ, else $COLUMNS, else
+  /// 80); 0 when stdout is not a terminal, meaning "do not lay out".
+  int width() const;
+  /// `text` with every line wider than width() shortened in the middle to
+  /// "head...tail" of exactly width() columns, so the line's end (a rank
+  /// set, a leaf frame) stays visible. Unchanged when width() is 0.
+  std::string fit(const std::string& text) const;
+
+  /// Whether colours are wanted for an output that `isTerminal`, given the
+  /// value of NO_COLOR (nullptr when unset). Pure.
+  static bool colorWanted(bool isTerminal, const char* noColor);
+  /// `text` wrapped in the SGR sequence of `style` and a reset; with
+  /// `readlineMarkers` each sequence is enclosed in \001 ... \002. Pure.
+  static std::string paint(Style style, std::string_view text, bool readlineMarkers = false);
+  /// Terminal columns from what is known: `isTerminal`, the ioctl's column
+  /// count (0 when it failed) and $COLUMNS (nullptr when unset). Pure.
+  static int widthFrom(bool isTerminal, int ioctlColumns, const char* columnsEnv);
+  /// `text` with lines wider than `width` columns cut in the middle with
+  /// "..." to exactly `width` columns (one column per UTF-8 code point; cuts
+  /// fall between code points); `width` < 10 leaves it unchanged. Pure.
+  static std::string fitLines(const std::string& text, int width);
+  /// `text` with the rank set that starts each line ("[0-3] ...", also after
+  /// leading blanks; followed by a blank) painted as Style::Ranks. Pure.
+  static std::string paintRankPrefixes(const std::string& text);
 
  private:
   mutable std::mutex mutex_;

@@ -5,6 +5,7 @@
 
 #include "ccs/Condition.hpp"
 #include "ccs/ControlProtocol.hpp"
+#include "debugger/cli/SetCommands.hpp"
 #include "debugger/core/Grouping.hpp"
 #include "mpidbg/Text.hpp"
 
@@ -14,20 +15,19 @@ namespace proto = ccs::proto;
 
 namespace {
 
-/// Optional leading rank set ("[0-3]", "all", "2", "0-3,7"): taken when the
-/// first word parses as one; otherwise every rank.
+/// Optional leading rank set ("[0-3]", "all", "2", "(blocked - 0)", a named
+/// set; see looksLikeRanks): taken when the first token is one; otherwise the
+/// focus, or every rank.
 Expected<core::RankSet> leadingRanks(Context& ctx, std::string_view& args) {
   args = trim(args);
   auto [token, rest] = splitRankToken(args);
-  const bool looksLikeRanks =
-      !token.empty() && (token.front() == '[' || token == "all" || std::isdigit(static_cast<unsigned char>(token.front())));
-  if (looksLikeRanks) {
-    auto ranks = ctx.debugger.ranks(token);
+  if (looksLikeRanks(ctx, token)) {
+    auto ranks = commandRanks(ctx, token);
     if (!ranks) return ranks;
     args = trim(args.substr(args.size() - rest.size()));
     return ranks;
   }
-  return ctx.debugger.ranks("all");
+  return commandRanks(ctx, {});
 }
 
 /// Renders per-rank outcomes: successes as `[ranks] what`, failures as an
@@ -197,7 +197,7 @@ CommandResult doInfo(Context& ctx, std::string_view args) {
     return result;
   }
   if (what == "entries") {
-    auto ranks = ctx.debugger.ranks(rest.empty() ? "all" : rest);
+    auto ranks = commandRanks(ctx, rest);
     if (!ranks) return CommandResult::failure(ranks.error().message);
     auto [text, missing] = ctx.debugger.collect(*ranks, proto::kEntriesHandler);
     auto entries = proto::decodeEntries(text);
@@ -223,7 +223,7 @@ CommandResult doFreeze(Context& ctx, std::string_view args) {
     request.now = true;
     args = trim(args.substr(5));
   }
-  auto ranks = ctx.debugger.ranks(args.empty() ? "all" : args);
+  auto ranks = commandRanks(ctx, args);
   if (!ranks) return CommandResult::failure(ranks.error().message);
   return renderOutcomes(ctx.debugger.control(*ranks, proto::kFreezeHandler, proto::encode(request)),
                         request.now ? "frozen (--now)" : "will freeze at the next MPI call or entry point");
@@ -233,7 +233,7 @@ namespace {
 
 CommandResult stepRanks(Context& ctx, std::uint64_t count, std::string_view rankText) {
   if (!ctx.debugger.hasJob()) return CommandResult::failure("no job");
-  auto ranks = ctx.debugger.ranks(trim(rankText).empty() ? "all" : trim(rankText));
+  auto ranks = commandRanks(ctx, rankText);
   if (!ranks) return CommandResult::failure(ranks.error().message);
   proto::StepRequest request;
   request.count = count;

@@ -1,5 +1,6 @@
 #include "debugger/cli/QueueCommands.hpp"
 
+#include "debugger/cli/SetCommands.hpp"
 #include "debugger/core/CollectiveReport.hpp"
 #include "debugger/core/HangReport.hpp"
 #include "mpidbg/Text.hpp"
@@ -23,7 +24,7 @@ CommandResult doQueues(Context& ctx, std::string_view args) {
     memory = true;
     args = trim(args.substr(8));
   }
-  auto ranks = ctx.debugger.ranks(args.empty() ? "all" : args);
+  auto ranks = commandRanks(ctx, args);
   if (!ranks) return CommandResult::failure(ranks.error().message);
   core::HangInput input = memory ? ctx.debugger.queueStatesFromMemory(*ranks) : ctx.debugger.queueStates(*ranks);
   std::map<int, std::string> other = input.unreadable;

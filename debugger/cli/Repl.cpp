@@ -3,14 +3,98 @@
 #include <readline/history.h>
 #include <readline/readline.h>
 
+#include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
+
+#include "debugger/cli/Completion.hpp"
+#include "debugger/cli/SetCommands.hpp"
+#include "debugger/core/RankExpr.hpp"
+#include "mpidbg/Text.hpp"
 
 namespace mpidbg::cli {
 
 namespace {
 
 Console* g_console = nullptr;
+Context* g_context = nullptr;
+
+/// What the completer may know, read from the session at each Tab.
+CompletionContext completionContext(Context& ctx) {
+  CompletionContext cc;
+  for (const auto& [id, entry] : ctx.debugger.breakpoints()) cc.breakpoints.push_back(id);
+  cc.equivalenceClasses = ctx.debugger.equivalenceClasses.size();
+  cc.paths = filesystemPaths;
+  // Rank-set words of the RankExpr grammar: focus and the live states; and
+  // the sets named with `set NAME = EXPR`.
+  cc.rankSetWords.emplace_back("focus");
+  for (auto state : {core::LiveState::Blocked, core::LiveState::Frozen, core::LiveState::Running,
+                     core::LiveState::Exited, core::LiveState::Held})
+    cc.rankSetWords.emplace_back(core::liveStateName(state));
+  for (const auto& [name, ranks] : ctx.debugger.namedSets) cc.namedSets.push_back(name);
+  // EXTENSION POINT (issue 8): PUP list paths and object fields go into cc.objectWords.
+  return cc;
+}
+
+std::vector<std::string> g_candidates;
+std::size_t g_nextCandidate = 0;
+
+char* nextCandidate(const char*, int state) {
+  if (state == 0) g_nextCandidate = 0;
+  if (g_nextCandidate >= g_candidates.size()) return nullptr;
+  return ::strdup(g_candidates[g_nextCandidate++].c_str());
+}
+
+/// readline's completion entry: the words come from complete() alone (no
+/// fallback to readline's own file-name completion).
+char** attemptCompletion(const char* text, int start, int end) {
+  rl_attempted_completion_over = 1;
+  if (g_context == nullptr || start < 0 || end < start) return nullptr;
+  const Completion c = complete(std::string_view(rl_line_buffer, static_cast<std::size_t>(rl_end)),
+                                static_cast<std::size_t>(end), completionContext(*g_context));
+  if (c.start != static_cast<std::size_t>(start) || c.candidates.empty()) return nullptr;
+  g_candidates = c.candidates;
+  if (!c.appendSpace) rl_completion_append_character = '\0';
+  return rl_completion_matches(text, nextCandidate);
+}
+
+/// Ctrl-D at the prompt: true when the session should end. With live ranks
+/// it asks first, like gdb: "y" kills the job, end of input again confirms
+/// too, anything else returns to the prompt.
+bool confirmEndOfInput(Context& ctx) {
+  std::fputs("quit\n", stdout);
+  int live = 0;
+  if (ctx.debugger.hasJob() && ctx.debugger.jobAlive())
+    for (const auto& info : ctx.debugger.job().snapshot()) live += info.ended() ? 0 : 1;
+  if (live == 0) return true;
+  const std::string question = "The job is still running (" + std::to_string(live) +
+                               (live == 1 ? " rank" : " ranks") + "). Kill it and quit? (y or n) ";
+  g_interrupted = false;
+  std::unique_ptr<char, decltype(&std::free)> answer(readline(ctx.console.promptColor(Style::Notice, question).c_str()),
+                                                     &std::free);
+  std::string reply = answer ? std::string(trim(answer.get())) : "y";
+  if (!answer) std::fputs("EOF [answered Y]\n", stdout);
+  for (char& c : reply) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (reply != "y" && reply != "yes") {
+    ctx.console.print("Not confirmed.");
+    return false;
+  }
+  ctx.debugger.kill();
+  ctx.killedByUser = true;
+  ctx.console.print("Killed the job.");
+  return true;
+}
+
+/// On a terminal, `where` lines wider than the terminal are shortened in the
+/// middle so each keeps its leaf frame and rank set (not --json output).
+void fitToTerminal(Context& ctx, std::string_view line, CommandResult& result) {
+  line = trim(line);
+  const auto space = line.find_first_of(" \t");
+  const Command* cmd = findCommand(line.substr(0, space));
+  if (cmd != nullptr && cmd->name == "where" && line.find("--json") == std::string_view::npos)
+    result.text = ctx.console.fit(result.text);
+}
 
 std::string historyFile() {
   const char* home = std::getenv("HOME");
@@ -85,6 +169,9 @@ bool runScript(Context& context, const std::vector<std::string>& lines) {
 
 bool runRepl(Context& context) {
   g_console = &context.console;
+  g_context = &context;
+  rl_attempted_completion_function = attemptCompletion;
+  rl_completer_word_break_characters = " \t";
   rl_catch_signals = 0;  // our SIGINT handler sets g_interrupted; readline sees EINTR
   rl_event_hook = showNoticesAtPrompt;
   rl_signal_event_hook = onSignalAtPrompt;
@@ -94,20 +181,24 @@ bool runRepl(Context& context) {
   while (true) {
     context.console.drainNotices();
     g_interrupted = false;
-    std::unique_ptr<char, decltype(&std::free)> line(readline("(mpidbg) "), &std::free);
+    const std::string prompt = context.console.promptColor(Style::Prompt, promptFor(context.debugger)) + " ";
+    std::unique_ptr<char, decltype(&std::free)> line(readline(prompt.c_str()), &std::free);
     if (!line) {  // Ctrl-D
-      std::fputs("quit\n", stdout);
-      break;
+      if (confirmEndOfInput(context)) break;
+      continue;
     }
     if (*line.get() != '\0') {
       add_history(line.get());
       append_history(1, history.c_str());
     }
-    const CommandResult result = executeLine(context, line.get());
+    CommandResult result = executeLine(context, line.get());
+    fitToTerminal(context, line.get(), result);
     render(context.console, result);
     if (result.quit) break;
   }
   history_truncate_file(history.c_str(), 1000);
+  rl_attempted_completion_function = nullptr;
+  g_context = nullptr;
   g_console = nullptr;
   return true;
 }

@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include "debugger/cli/SetCommands.hpp"
 #include "debugger/core/stacks/StackRender.hpp"
 #include "mpidbg/Text.hpp"
 
@@ -24,15 +25,9 @@ struct StackOptions {
 Expected<StackOptions> parseOptions(std::string_view args, bool forWhere) {
   StackOptions o;
   for (std::string_view rest = trim(args); !rest.empty();) {
-    std::size_t end = 0;
-    if (rest.front() == '[') {
-      end = rest.find(']');
-      end = end == std::string_view::npos ? rest.size() : end + 1;
-    } else {
-      while (end < rest.size() && !std::isspace(static_cast<unsigned char>(rest[end]))) ++end;
-    }
-    const std::string_view word = rest.substr(0, end);
-    rest = trim(rest.substr(end));
+    // One option, or one token of the rank set (splitRankToken's rule).
+    const std::string_view word = rest.substr(0, splitRankToken(rest).first.size());
+    rest = trim(rest.substr(word.size()));
     if (word == "--full") {
       o.key = stacks::NodeKey::FunctionAndLine;
     } else if (word == "--all-frames") {
@@ -50,10 +45,9 @@ Expected<StackOptions> parseOptions(std::string_view args, bool forWhere) {
       return fail(std::string(forWhere ? "where" : "equiv") + " does not know option '" + std::string(word) +
                   (forWhere ? "' (options: --full --tree --all-frames --json --dot FILE)"
                             : "' (options: --full --all-frames)"));
-    } else if (o.ranks.empty()) {
-      o.ranks = std::string(word);
     } else {
-      return fail("give one rank set (got '" + o.ranks + "' and '" + std::string(word) + "')");
+      // Words that are not options make up the rank set: where blocked & 0-3
+      o.ranks += (o.ranks.empty() ? "" : " ") + std::string(word);
     }
   }
   return o;
@@ -62,7 +56,7 @@ Expected<StackOptions> parseOptions(std::string_view args, bool forWhere) {
 /// Reads the stacks, builds the tree and remembers its classes.
 Expected<stacks::StackTree> mergedTree(Context& ctx, const StackOptions& o, std::string& notes) {
   if (!ctx.debugger.hasJob()) return fail("no job: it was killed or never started");
-  auto ranks = ctx.debugger.ranks(o.ranks.empty() ? "all" : o.ranks);
+  auto ranks = commandRanks(ctx, o.ranks);
   if (!ranks) return std::unexpected(ranks.error());
   const core::StackInput input = ctx.debugger.stacks(*ranks);
   stacks::Symbolizer symbolizer;

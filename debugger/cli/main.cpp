@@ -2,6 +2,7 @@
 // the job under core::Debugger, then runs commands from -ex/-x, stdin or the
 // readline prompt.
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -13,6 +14,7 @@
 
 #include "debugger/cli/Commands.hpp"
 #include "debugger/cli/ExitCodes.hpp"
+#include "debugger/cli/HangTriage.hpp"
 #include "debugger/cli/Repl.hpp"
 #include "debugger/core/HangReport.hpp"
 #include "debugger/core/mqs/QueueSources.hpp"
@@ -105,6 +107,24 @@ int coreMain(std::vector<std::string> args) {
 
 }  // namespace
 
+/// SIGTERM and SIGHUP (a CI job's timeout, a closed terminal) end the job
+/// mpidbg started, as gdb ends the inferiors it started, then mpidbg itself
+/// with the signal's default action. A detached job is left alone. SIGKILL
+/// cannot be caught: the ranks then notice the lost front end and resume.
+static void onTermination(int sig) {
+  if (const pid_t group = mpidbg::core::ownedLauncherGroup(); group > 0) ::kill(-group, SIGTERM);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+static void installTerminationHandlers() {
+  struct sigaction sa{};
+  sa.sa_handler = onTermination;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGTERM, &sa, nullptr);
+  sigaction(SIGHUP, &sa, nullptr);
+}
+
 int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "core") return coreMain({argv + 2, argv + argc});
   // Everything after the first "--" is the launcher command, untouched.
@@ -124,6 +144,7 @@ int main(int argc, char** argv) {
                "Usage: mpidbg [OPTIONS] -- LAUNCHER [ARGS...]\n"
                "  e.g. mpidbg -- mpiexec -n 4 ./app\n"
                "       mpidbg -ex run -ex 'wait 30' -ex status -ex kill -- mpiexec -n 4 ./app\n"
+               "       mpidbg --hang-timeout 60 --report hang.json -- mpiexec -n 4 ./app   (CI: report a hang)\n"
                "       mpidbg core --mqs core.1234 core.1235 ...   (queues and hang verdict from core files)\n\n"
                "Without -ex/-x, commands come from the prompt (a terminal) or from stdin.\n"
                "Type 'help' at the prompt for the commands.",
@@ -160,6 +181,15 @@ int main(int argc, char** argv) {
                "Ask each rank over its own connection instead of through the ranks' forwarding tree");
   app.add_option("--fan-out", fanOut, "Fan-out of the forwarding tree")
       ->capture_default_str()->check(CLI::Range(1, 64));
+  cli::HangTriageOptions triage;
+  app.add_option("--hang-timeout", triage.timeoutSeconds,
+                 "Run the job without commands; if no rank makes MPI progress for SECONDS, report the hang, "
+                 "kill the job and exit 124")
+      ->type_name("SECONDS")
+      ->check(CLI::Validator([](std::string& text) { return cli::hangTimeoutError(text); }, "", "SECONDS"));
+  app.add_option("--report", triage.reportPath,
+                 "With --hang-timeout: write the hang report as JSON to FILE and as text to FILE with .txt")
+      ->type_name("FILE");
   app.set_version_flag("--version", "mpidbg 0.1.0");
   try {
     std::vector<std::string> reversed(ours.rbegin(), ours.rend());
@@ -170,6 +200,11 @@ int main(int argc, char** argv) {
   }
   if (launcherArgv.empty()) {
     std::cerr << "error: no launcher command; usage: mpidbg [OPTIONS] -- mpiexec -n 4 ./app\n";
+    return cli::kExitUsage;
+  }
+  triage.argv = launcherArgv;
+  if (auto checked = cli::checkHangTriageOptions(triage, !exCommands.empty() || !scriptFiles.empty()); !checked) {
+    std::cerr << "error: " << checked.error().message << "\n";
     return cli::kExitUsage;
   }
 
@@ -190,6 +225,7 @@ int main(int argc, char** argv) {
   const bool batch = !script.empty() || stdinScript;
 
   cli::installSignalHandlers();
+  installTerminationHandlers();
   cli::Console console;
   core::Debugger debugger([&console](const std::string& line) { console.notice(line); });
   debugger.gdb().gdbPath = gdbPath;
@@ -201,7 +237,7 @@ int main(int argc, char** argv) {
   core::LaunchOptions launch;
   launch.argv = launcherArgv;
   launch.runtimePath = runtimePath;
-  launch.stopAtInit = !noStopAtInit;
+  launch.stopAtInit = !noStopAtInit && !triage.enabled();  // triage runs the job as it is
   launch.plainCcs = plainCcs;
   launch.registerTimeout = std::chrono::milliseconds(static_cast<long long>(registerTimeout * 1000));
   auto launched = debugger.launch(
@@ -221,6 +257,7 @@ int main(int argc, char** argv) {
   console.print("Job started: " + std::to_string(size) + (size == 1 ? " rank" : " ranks") + ", " +
                 (launch.stopAtInit ? "frozen at the end of MPI_Init ('run' lets them go)."
                                    : "running."));
+  if (triage.enabled()) return cli::runHangTriage(debugger, console, triage);
 
   cli::Context context{debugger, console, {}};
   context.settings.blockedAfter = std::chrono::milliseconds(blockedAfterMs);

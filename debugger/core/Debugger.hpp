@@ -67,8 +67,16 @@ class Debugger {
   bool jobAlive();
   Job& job() { return job_; }
 
-  /// Parses a rank set against the job. Error when no job is running.
-  Expected<RankSet> ranks(std::string_view text) const;
+  /// Evaluates the rank-set expression `text` (RankExpr.hpp grammar) against
+  /// the job: literals, `all`, `focus`, named sets (`namedSets`), `$equiv[N]`
+  /// (`equivalenceClasses`) and live states, read with one views() call the
+  /// first time an operand needs them (a rank is `blocked` after
+  /// `blockedAfter` in one MPI call). `at entry NAME` is the ranks frozen by
+  /// a breakpoint, freeze or step at entry point NAME; `where ...` fails until
+  /// object inspection exists (issue 8). An empty result is not an error.
+  /// Errors: no job, the expression's syntax, an unknown name or MPI function.
+  Expected<RankSet> ranks(std::string_view text,
+                          std::chrono::milliseconds blockedAfter = std::chrono::milliseconds(1000));
 
   /// Current state of `ranks` (all when empty): queries reachable ranks'
   /// runtimes in parallel.
@@ -122,6 +130,12 @@ class Debugger {
   /// The equivalence classes of the last `where`/`equiv`, largest first:
   /// `$equiv[N]` (1-based) in a rank set names class N.
   std::vector<RankSet> equivalenceClasses;
+  /// Rank sets named with `set NAME = EXPR`, by name: the value at definition
+  /// time (like gdb convenience variables), not re-evaluated.
+  std::map<std::string, RankSet> namedSets;
+  /// The focus (`focus EXPR`): the ranks commands act on when given no RANKS;
+  /// nullopt when there is none (every rank). Never empty when set.
+  std::optional<RankSet> focus;
 
   /// `--mqs-dll PATH`: the message-queue DLL to load instead of the one a
   /// rank names in MPIR_dll_name.

@@ -1,5 +1,7 @@
 #include "debugger/core/Launcher.hpp"
 
+#include <atomic>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -14,6 +16,13 @@
 extern char** environ;
 
 namespace mpidbg::core {
+
+namespace {
+/// The launcher group ownedLauncherGroup() reports.
+std::atomic<pid_t> gOwnedGroup{0};
+}  // namespace
+
+pid_t ownedLauncherGroup() noexcept { return gOwnedGroup.load(); }
 
 std::string ExitStatus::describe() const {
   if (signaled)
@@ -83,6 +92,7 @@ Expected<std::unique_ptr<Launcher>> Launcher::start(
 
   std::unique_ptr<Launcher> launcher(new Launcher());
   launcher->pid_ = pid;
+  gOwnedGroup.store(pid);
   return launcher;
 }
 
@@ -90,6 +100,7 @@ Launcher::~Launcher() { terminate(std::chrono::milliseconds(2000)); }
 
 void Launcher::release() {
   std::lock_guard lock(mutex_);
+  if (gOwnedGroup.load() == pid_) gOwnedGroup.store(0);
   pid_ = -1;
 }
 
@@ -103,6 +114,7 @@ std::optional<ExitStatus> Launcher::poll() {
 }
 
 void Launcher::terminate(std::chrono::milliseconds grace) {
+  if (pid_ > 0 && gOwnedGroup.load() == pid_) gOwnedGroup.store(0);
   if (pid_ < 0 || poll()) return;
   ::kill(-pid_, SIGTERM);
   const auto deadline = std::chrono::steady_clock::now() + grace;

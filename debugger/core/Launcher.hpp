@@ -23,6 +23,11 @@ struct ExitStatus {
   std::string describe() const;
 };
 
+/// The process group of the launcher mpidbg started and still owns (not
+/// released or ended), or 0: what a SIGTERM/SIGHUP handler ends before the
+/// debugger exits. Async-signal-safe (one atomic load).
+pid_t ownedLauncherGroup() noexcept;
+
 /// The launcher process (mpiexec, srun, mpirun, ...) of a job that mpidbg
 /// starts. It runs in its own process group so terminal Ctrl-C reaches only
 /// the debugger; its stdin is /dev/null (the prompt keeps the terminal), its

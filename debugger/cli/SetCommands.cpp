@@ -1,0 +1,110 @@
+#include "debugger/cli/SetCommands.hpp"
+
+#include <cctype>
+
+#include "debugger/core/RankExpr.hpp"
+#include "mpidbg/Text.hpp"
+
+namespace mpidbg::cli {
+
+namespace {
+
+CommandResult text(std::string out) {
+  CommandResult result;
+  result.text = std::move(out);
+  return result;
+}
+
+std::string listNamedSets(const core::Debugger& debugger) {
+  if (debugger.namedSets.empty()) return "No named rank sets (define one with: set NAME = EXPR).\n";
+  std::string out;
+  for (const auto& [name, set] : debugger.namedSets) out += name + " = " + set.toString() + "\n";
+  return out;
+}
+
+/// Why `name` cannot name a set, for the error message.
+std::string badName(std::string_view name) {
+  if (core::RankExpr::isKeyword(name))
+    return "'" + std::string(name) + "' is a reserved word in rank sets (all, focus, blocked, frozen, running, "
+           "exited, held, in, at, where, entry); pick another name";
+  if (name.starts_with("MPI_")) return "'" + std::string(name) + "' looks like an MPI function; pick another name";
+  return "'" + std::string(name) + "' is not a name: use letters, digits and '_', not starting with a digit";
+}
+
+}  // namespace
+
+CommandResult doSet(Context& ctx, std::string_view args) {
+  args = trim(args);
+  if (args.empty()) return text(listNamedSets(ctx.debugger));
+  const auto eq = args.find('=');
+  if (eq == std::string_view::npos)
+    return CommandResult::failure("usage: set NAME = EXPR (e.g. set S = [0-3] | blocked); 'set' lists them");
+  const std::string_view name = trim(args.substr(0, eq));
+  const std::string_view expr = trim(args.substr(eq + 1));
+  if (!core::RankExpr::isValidName(name)) return CommandResult::failure(badName(name));
+  if (expr.empty()) return CommandResult::failure("usage: set NAME = EXPR: no rank set after '='");
+  if (!ctx.debugger.hasJob()) return CommandResult::failure("no job: it was killed or never started");
+  auto value = ctx.debugger.ranks(expr, ctx.settings.blockedAfter);
+  if (!value) return CommandResult::failure(value.error().message);
+  ctx.debugger.namedSets[std::string(name)] = *value;
+  return text(std::string(name) + " = " + value->toString() + (value->empty() ? " (empty)" : "") + "\n");
+}
+
+CommandResult doUnset(Context& ctx, std::string_view args) {
+  const std::string name(trim(args));
+  if (name.empty()) return CommandResult::failure("usage: unset NAME ('set' lists the named rank sets)");
+  if (ctx.debugger.namedSets.erase(name) == 0)
+    return CommandResult::failure("no rank set named '" + name + "' ('set' lists them)");
+  return text("Forgot " + name + ".\n");
+}
+
+CommandResult doFocus(Context& ctx, std::string_view args) {
+  args = trim(args);
+  if (args.empty()) {
+    if (!ctx.debugger.focus) return text("No focus: commands without RANKS act on every rank.\n");
+    return text("Focus: " + ctx.debugger.focus->toString() + " (commands without RANKS act on these; 'unfocus' clears it)\n");
+  }
+  if (!ctx.debugger.hasJob()) return CommandResult::failure("no job: it was killed or never started");
+  auto value = ctx.debugger.ranks(args, ctx.settings.blockedAfter);
+  if (!value) return CommandResult::failure(value.error().message);
+  if (value->empty())
+    return CommandResult::failure("the set is empty: '" + std::string(args) + "' names no rank; the focus is unchanged");
+  if (*value == core::RankSet::all(ctx.debugger.job().size())) return doUnfocus(ctx, {});
+  ctx.debugger.focus = *value;
+  return text("Focus: " + value->toString() + " (commands without RANKS act on these; 'unfocus' clears it)\n");
+}
+
+CommandResult doUnfocus(Context& ctx, std::string_view args) {
+  if (!trim(args).empty()) return CommandResult::failure("unfocus takes no arguments");
+  ctx.debugger.focus.reset();
+  return text("No focus: commands without RANKS act on every rank.\n");
+}
+
+Expected<core::RankSet> commandRanks(Context& ctx, std::string_view text) {
+  text = trim(text);
+  if (text.empty()) {
+    if (ctx.debugger.focus) return *ctx.debugger.focus;
+    return ctx.debugger.ranks("all");
+  }
+  auto ranks = ctx.debugger.ranks(text, ctx.settings.blockedAfter);
+  if (ranks && ranks->empty()) return fail("the set is empty: '" + std::string(text) + "' names no rank right now");
+  return ranks;
+}
+
+bool looksLikeRanks(const Context& ctx, std::string_view token) {
+  if (token.empty()) return false;
+  const char c = token.front();
+  if (std::isdigit(static_cast<unsigned char>(c)) || c == '[' || c == '(' || c == '~' || c == '$') return true;
+  std::size_t end = 0;
+  while (end < token.size() && (std::isalnum(static_cast<unsigned char>(token[end])) || token[end] == '_')) ++end;
+  const std::string_view word = token.substr(0, end);
+  if (word == "entry") return false;  // break entry NAME
+  return core::RankExpr::isKeyword(word) || ctx.debugger.namedSets.count(std::string(word)) != 0;
+}
+
+std::string promptFor(const core::Debugger& debugger) {
+  if (!debugger.focus) return "(mpidbg)";
+  return "(mpidbg " + debugger.focus->toString() + ")";
+}
+
+}  // namespace mpidbg::cli

@@ -1,0 +1,18 @@
+# The debugger's own end (docs/commands.md, "Invocation"): SIGTERM or SIGHUP
+# to mpidbg ends the job it started, then mpidbg.
+
+case_sigterm_to_mpidbg_ends_its_job() {
+  start_session -- "$mpiexec" -n 2 "$examples/spin" 60
+  send_command run 'Continuing' || { end_session; return 1; }
+  send_command ranks '^1 ' || { end_session; return 1; }
+  local pids p left=""
+  pids="$(awk '$1 ~ /^[01]$/ && $3 ~ /^[0-9]+$/ {print $3}' "$work/out")"
+  kill -TERM "$session_pid"
+  exec 7>&-
+  wait "$session_pid"; rc=$?
+  out="$(cat "$work/out")"; err="$(cat "$work/err")"
+  sleep 1
+  for p in $pids; do [ -d "/proc/$p" ] && left="$left $p"; done
+  check_rc 143 || return 1
+  if [ -n "$left" ]; then echo "    ranks still running after SIGTERM to mpidbg:$left"; return 1; fi
+}
