@@ -36,7 +36,8 @@ case_gdb_attach_with_progress() {
   # A terminal (script(1) gives mpidbg a pty): the progress line is written
   # and rewritten in place ("\r\e[K attaching gdb: N/4"), then cleared.
   command -v script >/dev/null || { echo "    script(1) is not installed"; return 1; }
-  env MPIDBG_IT_MARKER="$work" timeout -k 5 180 script -qfec \
+  # NO_COLOR: the check reads plain text (colours on a terminal are tested in interactive.sh).
+  env MPIDBG_IT_MARKER="$work" NO_COLOR=1 timeout -k 5 180 script -qfec \
     "$mpidbg -ex 'gdb attach all' -ex kill -- $mpiexec -n 4 $examples/ring" /dev/null \
     </dev/null >"$work/tty" 2>&1
   rc=$?
