@@ -223,15 +223,6 @@ Expected<RankQueues> decodeOne(std::string_view text, const std::string& what) {
   return q;
 }
 
-/// The next line of `text` (without "\n" or "\r\n"), advancing `pos`.
-std::string_view nextLine(std::string_view text, std::size_t& pos) {
-  const std::size_t newline = text.find('\n', pos);
-  std::string_view line = text.substr(pos, newline == std::string_view::npos ? std::string_view::npos : newline - pos);
-  pos = newline == std::string_view::npos ? text.size() : newline + 1;
-  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-  return line;
-}
-
 }  // namespace
 
 std::string_view phaseName(MpiPhase p) {

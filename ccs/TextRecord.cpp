@@ -94,4 +94,12 @@ Expected<Record> parseOne(std::string_view text, std::string_view what, bool emp
   return std::move(records->front());
 }
 
+std::string_view nextLine(std::string_view text, std::size_t& pos) {
+  const std::size_t newline = text.find('\n', pos);
+  std::string_view line = text.substr(pos, newline == std::string_view::npos ? std::string_view::npos : newline - pos);
+  pos = newline == std::string_view::npos ? text.size() : newline + 1;
+  if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  return line;
+}
+
 }  // namespace mpidbg::ccs::proto

@@ -22,6 +22,10 @@ inline constexpr std::string_view kRecordSeparator = "--";
 /// non-printable bytes shown as '?', "..." when cut.
 std::string shorten(std::string_view text, std::size_t maxChars = 60);
 
+/// The next line of `text` from `pos` (without its "\n" or "\r\n"),
+/// advancing `pos` past it; the rest of the text when no newline follows.
+std::string_view nextLine(std::string_view text, std::size_t& pos);
+
 /// Appends the line `key=<escaped value>` to `out`.
 void put(std::string& out, std::string_view key, std::string_view value);
 /// Appends the line `key=<decimal value>` to `out`.

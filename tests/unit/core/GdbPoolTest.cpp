@@ -18,6 +18,7 @@
 #include "debugger/core/GdbPool.hpp"
 #include "debugger/core/Job.hpp"
 #include "debugger/gdbmi/Reply.hpp"
+#include "tests/unit/SleepingChild.hpp"
 
 using mpidbg::core::GdbPool;
 using mpidbg::core::Job;
@@ -26,34 +27,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-/// A `/bin/sleep` child, killed and reaped on scope exit.
-class Sleeper {
- public:
-  Sleeper() {
-    int sync[2];
-    REQUIRE(::pipe2(sync, O_CLOEXEC) == 0);
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::execl("/bin/sleep", "sleep", "1000", static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    ::close(sync[1]);
-    char byte;
-    while (::read(sync[0], &byte, 1) < 0 && errno == EINTR) {
-    }
-    ::close(sync[0]);
-  }
-  ~Sleeper() {
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-  }
-  Sleeper(const Sleeper&) = delete;
-  Sleeper& operator=(const Sleeper&) = delete;
-  pid_t pid() const { return pid_; }
-
- private:
-  pid_t pid_ = -1;
-};
+using Sleeper = mpidbg::test::SleepingChild;
 
 /// The process tracing `pid` (its gdb), or 0.
 pid_t tracerOf(pid_t pid) {

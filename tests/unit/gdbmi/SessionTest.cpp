@@ -13,6 +13,7 @@
 
 #include "debugger/gdbmi/Session.hpp"
 #include "debugger/gdbmi/SessionPool.hpp"
+#include "tests/unit/SleepingChild.hpp"
 
 using mpidbg::gdbmi::Session;
 using mpidbg::gdbmi::SessionOptions;
@@ -23,41 +24,7 @@ namespace {
 
 constexpr auto kTimeout = 5000ms;
 
-/// A `/bin/sleep` child (small, so gdb attaches fast even on a loaded
-/// machine); killed and reaped on scope exit.
-class SleepingChild {
- public:
-  SleepingChild() {
-    // A close-on-exec pipe reads EOF once the exec happened, so gdb never
-    // attaches to the half-started child.
-    int sync[2];
-    REQUIRE(::pipe2(sync, O_CLOEXEC) == 0);
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::execl("/bin/sleep", "sleep", "1000", static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    ::close(sync[1]);
-    char byte;
-    while (::read(sync[0], &byte, 1) < 0 && errno == EINTR) {
-    }
-    ::close(sync[0]);
-  }
-  ~SleepingChild() {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-  }
-  SleepingChild(const SleepingChild&) = delete;
-  SleepingChild& operator=(const SleepingChild&) = delete;
-  pid_t pid() const { return pid_; }
-  /// True while the child has not exited (and is not a zombie we reaped).
-  bool running() const { return ::waitpid(pid_, nullptr, WNOHANG) == 0; }
-
- private:
-  pid_t pid_ = -1;
-};
+using mpidbg::test::SleepingChild;
 
 /// A pid that no process has: a child that already exited and was reaped.
 pid_t unusedPid() {
