@@ -191,6 +191,7 @@ int main(int argc, char** argv) {
                  "With --hang-timeout: write the hang report as JSON to FILE and as text to FILE with .txt")
       ->type_name("FILE");
   app.set_version_flag("--version", "mpidbg 0.1.0");
+  app.footer("Commands: 'help' at the prompt, docs/command-reference.md, or man mpidbg (after cmake --install).");
   try {
     std::vector<std::string> reversed(ours.rbegin(), ours.rend());
     app.parse(reversed);
