@@ -196,7 +196,7 @@ void Control::onNowStopped(Runtime& rt) noexcept {
         event.where = described + " (freeze --now)";
         stopText_ = "frozen (--now) in " + described;
       } else {
-        event.where = "compute (freeze --now)";
+        event.where = "application code (freeze --now)";
         stopText_ = "frozen (--now) in application code";
       }
     }

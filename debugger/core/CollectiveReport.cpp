@@ -82,10 +82,18 @@ std::string renderCollectives(const std::vector<RankView>& views,
         body += "  " + (g.ranks.size() == 1 ? "Rank " + std::to_string(g.ranks.first()) + " is "
                                              : "Ranks " + g.ranks.toString() + " are ") +
                 g.text + ".\n";
-      for (const auto& g : groupByText(others))
+      for (const auto& g : groupByText(others)) {
+        // The texts are written for one rank ("has made ... and is ..."):
+        // several ranks "have made ... and are ...".
+        std::string text = g.text;
+        if (g.ranks.size() > 1) {
+          if (text.starts_with("has ")) text.replace(0, 3, "have");
+          if (const std::size_t is = text.find(" and is "); is != std::string::npos) text.replace(is, 8, " and are ");
+        }
         body += "  " + (g.ranks.size() == 1 ? "Rank " + std::to_string(g.ranks.first())
                                              : "Ranks " + g.ranks.toString()) +
-                " " + g.text + ".\n";
+                " " + text + ".\n";
+      }
     }
     if (body.empty()) {
       ++quiet;

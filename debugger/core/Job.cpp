@@ -86,8 +86,11 @@ void Job::applyEvent(int rank, const ccs::proto::Event& event) {
              event.where);
       break;
     case Kind::Stopped:
+      // The text says why ("freeze", "step"); a freeze --now's place already
+      // ends with it: "application code (freeze --now)".
       notify("[" + std::to_string(rank) + "] stopped at " + event.where +
-             (event.text.empty() ? std::string() : " (" + event.text + ")"));
+             (event.text.empty() || event.where.ends_with("(" + event.text + ")") ? std::string()
+                                                                                 : " (" + event.text + ")"));
       break;
   }
   if (event.kind == Kind::Breakpoint || event.kind == Kind::Stopped) {

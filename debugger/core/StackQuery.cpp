@@ -60,6 +60,20 @@ std::vector<stacks::SymbolFrame> cutAtMpiCall(std::vector<stacks::SymbolFrame> f
   return frames;
 }
 
+std::vector<stacks::SymbolFrame> cutRuntimeHandler(std::vector<stacks::SymbolFrame> frames) {
+  // Innermost first: the handler's frames lie inside the first trampoline.
+  bool runtime = false;
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    const std::string& f = frames[i].function;
+    if (f == "__restore_rt" || f == "<signal handler called>") {
+      if (runtime) frames.erase(frames.begin(), frames.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+      break;
+    }
+    runtime = runtime || f.starts_with("mpidbg::rt::");
+  }
+  return frames;
+}
+
 std::vector<stacks::SymbolFrame> cutAboveMain(std::vector<stacks::SymbolFrame> frames) {
   // Innermost first: the outermost `main` or `start_thread` is the last one.
   for (std::size_t i = frames.size(); i-- > 0;) {
@@ -76,7 +90,9 @@ stacks::StackTree buildStackTree(const StackInput& input, stacks::NodeKey key, S
   stacks::StackTree tree(key);
   std::function<std::vector<stacks::SymbolFrame>(std::vector<stacks::SymbolFrame>)> filter;
   if (depth == StackDepth::ToMpiCall)
-    filter = [](std::vector<stacks::SymbolFrame> frames) { return cutAboveMain(cutAtMpiCall(std::move(frames))); };
+    filter = [](std::vector<stacks::SymbolFrame> frames) {
+      return cutAboveMain(cutAtMpiCall(cutRuntimeHandler(std::move(frames))));
+    };
   for (const auto& rank : input.captured) tree.addRank(rank, symbolizer, filter);
   for (const auto& [rank, threads] : input.viaGdb) {
     bool any = false;

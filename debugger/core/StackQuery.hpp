@@ -27,7 +27,8 @@ enum class StackDepth {
   /// start-up frames above it left out, as gdb leaves them out) down to the
   /// outermost MPI_* / PMPI_* frame: MPI library and runtime internals are
   /// left out, so "main > solve > MPI_Allreduce" is the leaf whether the
-  /// rank polls, sleeps or is inside the progress engine.
+  /// rank polls, sleeps or is inside the progress engine; a rank held by
+  /// freeze --now shows where it was interrupted (cutRuntimeHandler).
   ToMpiCall,
   /// Every frame, from _start down to the innermost (futex, poll,
   /// ucp_worker_progress).
@@ -47,6 +48,14 @@ stacks::StackTree buildStackTree(const StackInput& input, stacks::NodeKey key, S
 /// shown as MPI_*): what StackDepth::ToMpiCall keeps. Unchanged when no
 /// frame is one.
 std::vector<stacks::SymbolFrame> cutAtMpiCall(std::vector<stacks::SymbolFrame> frames);
+
+/// `frames` (innermost first) without the runtime's own signal handler: when
+/// a frame inside the innermost signal trampoline (`__restore_rt`, gdb's
+/// "<signal handler called>") is the runtime's (mpidbg::rt::..., the
+/// freeze --now handler holding the rank), that handler and the trampoline
+/// go, and the interrupted frame is the leaf. Unchanged otherwise (the
+/// application's own handlers stay).
+std::vector<stacks::SymbolFrame> cutRuntimeHandler(std::vector<stacks::SymbolFrame> frames);
 
 /// `frames` (innermost first) without the frames outer of the outermost
 /// `main` or `start_thread` (_start, __libc_start_main, clone3). Unchanged

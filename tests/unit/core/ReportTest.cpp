@@ -134,6 +134,18 @@ TEST_CASE("collectives report names the stuck call and the outlier", "[core][rep
         "comm=MPI_COMM_WORLD).\n");
 }
 
+TEST_CASE("collectives report speaks of several outliers in the plural", "[core][report]") {
+  // Rank 0 is in MPI_Allreduce; ranks 1-2 made no call to it and sit in MPI_Recv.
+  std::vector<RankView> views = {inMpi(0, allreduce(1, 5'000'000)), inMpi(1, recvFrom(0, 99, 5'000'000)),
+                                 inMpi(2, recvFrom(0, 99, 5'000'000))};
+  std::map<int, std::vector<proto::CommState>> states;
+  for (int r = 0; r < 3; ++r) states[r] = {world(r, r == 0 ? 1 : 0, r == 0)};
+  for (auto& [r, list] : states) list.front().size = 3;
+  const std::string report = renderCollectives(views, states, 1000ms);
+  CHECK_THAT(report, Catch::Contains("  Rank 0 is in call 1 to MPI_Allreduce.\n"));
+  CHECK_THAT(report, Catch::Contains("  Ranks [1-2] have made 0 calls to MPI_Allreduce and are blocked in MPI_Recv("));
+}
+
 TEST_CASE("collectives report splits ranks by call number and notes silent members", "[core][report]") {
   std::vector<RankView> views = {inMpi(0, allreduce(2, 5'000'000)), inMpi(1, allreduce(1, 5'000'000))};
   RankView held;

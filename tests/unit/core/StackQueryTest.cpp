@@ -75,6 +75,19 @@ TEST_CASE("stacks are cut at the outermost MPI entry and above main", "[stacks][
   }
 }
 
+TEST_CASE("the runtime's freeze --now handler is cut, an application's handler kept", "[stacks][query]") {
+  const auto frozen = framesOf({"syscall", "mpidbg::rt::Control::waitWhileHeld(unsigned int) const",
+                                "_FUN", "__restore_rt", "spin_loop", "main", "_start"});
+  CHECK(namesOf(cutRuntimeHandler(frozen)) == std::vector<std::string>{"spin_loop", "main", "_start"});
+  const auto viaGdb = framesOf({"syscall", "mpidbg::rt::Control::onFreezeSignal(int)",
+                                "<signal handler called>", "compute", "main"});
+  CHECK(namesOf(cutRuntimeHandler(viaGdb)) == std::vector<std::string>{"compute", "main"});
+  const auto own = framesOf({"write", "on_alarm", "__restore_rt", "main"});
+  CHECK(namesOf(cutRuntimeHandler(own)) == namesOf(own));
+  const auto none = framesOf({"compute", "main"});
+  CHECK(namesOf(cutRuntimeHandler(none)) == namesOf(none));
+}
+
 TEST_CASE("gdb's stacks and failures merge into one tree with the runtime's", "[stacks][query]") {
   StackInput input;
   // Rank 0 held by gdb: main thread in MPI_Allreduce, a UCX thread, and the
