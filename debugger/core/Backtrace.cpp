@@ -120,7 +120,7 @@ Expected<std::string> oneShotGdb(const std::string& gdbPath, pid_t pid, const st
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       child->kill();
-      return fail("gdb did not finish '" + command + "' on pid " + std::to_string(pid) + " within " +
+      return fail("gdb did not print a backtrace of pid " + std::to_string(pid) + " within " +
                   std::to_string(timeout.count() / 1000) + " s");
     }
     pollfd fds[2] = {{outOpen ? child->stdoutFd() : -1, POLLIN, 0}, {errOpen ? child->stderrFd() : -1, POLLIN, 0}};
@@ -137,10 +137,10 @@ Expected<std::string> oneShotGdb(const std::string& gdbPath, pid_t pid, const st
     }
   }
   child->waitExit(std::chrono::milliseconds(2000));
-  if (trim(out).empty()) {
+  if (parseBacktrace(out).empty()) {
     std::string why = std::string(trim(err));
     if (const std::size_t nl = why.rfind('\n'); nl != std::string::npos) why = why.substr(nl + 1);
-    return fail("gdb printed nothing for pid " + std::to_string(pid) + (why.empty() ? "" : ": " + why));
+    return fail("gdb printed no frame for pid " + std::to_string(pid) + (why.empty() ? "" : ": " + why));
   }
   return out;
 }
@@ -148,17 +148,8 @@ Expected<std::string> oneShotGdb(const std::string& gdbPath, pid_t pid, const st
 Expected<std::vector<std::string>> oneShotBacktrace(const std::string& gdbPath, pid_t pid, int depth,
                                                     std::chrono::milliseconds timeout) {
   auto out = oneShotGdb(gdbPath, pid, "bt " + std::to_string(depth), timeout);
-  if (!out) {
-    if (out.error().message.starts_with("gdb did not finish"))
-      return fail("gdb did not print a backtrace of pid " + std::to_string(pid) + " within " +
-                  std::to_string(timeout.count() / 1000) + " s");
-    std::string message = out.error().message;
-    if (message.starts_with("gdb printed nothing")) message.replace(0, 19, "gdb printed no frame");
-    return fail(message);
-  }
-  auto frames = parseBacktrace(*out);
-  if (frames.empty()) return fail("gdb printed no frame for pid " + std::to_string(pid));
-  return frames;
+  if (!out) return std::unexpected(out.error());
+  return parseBacktrace(*out);
 }
 
 }  // namespace mpidbg::core

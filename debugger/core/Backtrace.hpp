@@ -41,11 +41,12 @@ struct GdbThread {
 /// printed. Text outside threads is ignored.
 std::vector<GdbThread> parseAllThreads(std::string_view text);
 
-/// Runs `gdb -nx -q -batch -p PID -ex COMMAND` on live process `pid` (stopped
-/// for the duration, resumed when gdb detaches) and returns gdb's standard
-/// output. Errors: gdb cannot be started; it runs longer than `timeout`
-/// (killed); it prints nothing on stdout (with its last stderr line, e.g.
-/// "ptrace: Operation not permitted.").
+/// Runs the backtrace command `command` ("bt 6", "thread apply all bt") as
+/// `gdb -nx -q -batch -p PID -ex COMMAND` on live process `pid` (stopped for
+/// the duration, resumed when gdb detaches) and returns gdb's standard
+/// output. Errors: gdb cannot be started; "gdb did not print a backtrace of
+/// pid N within S s" (killed after `timeout`); "gdb printed no frame for pid
+/// N: <its last stderr line, e.g. ptrace: Operation not permitted.>".
 Expected<std::string> oneShotGdb(const std::string& gdbPath, pid_t pid, const std::string& command,
                                  std::chrono::milliseconds timeout);
 

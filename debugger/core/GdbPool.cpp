@@ -61,12 +61,7 @@ Expected<bool> GdbPool::isRemote(const RankInfo& info) {
   if (mode == "never") return false;
   if (mode != "auto")
     return fail("bad MPIDBG_GDB_REMOTE '" + std::string(mode) + "' (expected auto, always or never)");
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return false;
-  // Host names as gethostname gives them; "node1" and "node1.cluster" match.
-  auto shortName = [](std::string_view host) { return host.substr(0, host.find('.')); };
-  const std::string_view rankHost = info.host;
-  return !rankHost.empty() && rankHost != "localhost" && shortName(rankHost) != shortName(name);
+  return !isThisHost(info.host);
 }
 
 Expected<void> GdbPool::attachRemote(gdbmi::Session& session, const RankInfo& info) {

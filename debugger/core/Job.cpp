@@ -1,8 +1,18 @@
 #include "debugger/core/Job.hpp"
 
+#include <unistd.h>
+
 #include <cstring>
 
 namespace mpidbg::core {
+
+bool isThisHost(std::string_view host) {
+  if (host.empty() || host == "localhost") return true;
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return true;  // nothing to compare with: assume this host
+  auto shortName = [](std::string_view h) { return h.substr(0, h.find('.')); };
+  return shortName(host) == shortName(name);
+}
 
 std::string RankInfo::describeEnd() const {
   switch (life) {

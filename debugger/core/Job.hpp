@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ccs/Endpoint.hpp"
@@ -57,6 +58,13 @@ struct RankInfo {
   /// empty for live ranks.
   std::string describeEnd() const;
 };
+
+/// True when `host` (a host name as a rank registers it, from gethostname)
+/// names the machine the front end runs on: empty, "localhost", or the same
+/// name up to the first dot ("node1" and "node1.cluster" match). What decides
+/// whether gdb reaches a rank directly or through its gdbserver, and whether
+/// a one-shot gdb can read it.
+bool isThisHost(std::string_view host);
 
 /// The job model: ranks as registered, updated by the event hub's thread and
 /// read by commands. All methods are thread-safe.

@@ -2,8 +2,6 @@
 // `equiv` read.
 #include "debugger/core/StackQuery.hpp"
 
-#include <unistd.h>
-
 #include <future>
 
 #include "debugger/core/Debugger.hpp"
@@ -37,13 +35,6 @@ stacks::SymbolFrame fromGdb(const GdbFrame& g) {
              : f.function != "??" ? stacks::SymbolSource::Symtab
                                   : stacks::SymbolSource::None;
   return f;
-}
-
-/// This machine's host name, as ranks report theirs.
-std::string localHost() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return {};
-  return name;
 }
 
 }  // namespace
@@ -158,7 +149,6 @@ StackInput Debugger::stacks(const RankSet& wanted) {
   }
 
   // Silent runtimes: a one-shot gdb per rank on this host, two at a time.
-  const std::string here = localHost();
   std::vector<std::pair<int, std::future<Expected<std::string>>>> running;
   auto finish = [&](std::pair<int, std::future<Expected<std::string>>>& job) {
     auto out = job.second.get();
@@ -172,7 +162,7 @@ StackInput Debugger::stacks(const RankSet& wanted) {
   };
   for (const auto& [rank, why] : viaGdb) {
     const RankInfo& info = infos[rank];
-    if (info.pid <= 0 || (!info.host.empty() && !here.empty() && info.host != here)) {
+    if (info.pid <= 0 || !isThisHost(info.host)) {
       input.failed[rank] = why + " (and it runs on " + info.host + ", out of a one-shot gdb's reach)";
       continue;
     }
