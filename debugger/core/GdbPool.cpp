@@ -11,7 +11,18 @@
 
 namespace mpidbg::core {
 
+namespace {
+/// Appended to the Error of a rank whose gdb died.
+constexpr std::string_view kFreshGdbNote = " (a fresh gdb attaches on the next command)";
+}  // namespace
+
 GdbPool::GdbPool(Job& job) : job_(job) {}
+
+void GdbPool::dropDead(int rank) {
+  std::lock_guard lock(mutex_);
+  sessions_.erase(rank);
+  job_.setHeldByGdb(rank, false);
+}
 
 GdbPool::~GdbPool() { closeAll(); }
 
@@ -21,8 +32,13 @@ Expected<gdbmi::Session*> GdbPool::sessionFor(int rank) {
     auto it = sessions_.find(rank);
     if (it != sessions_.end()) {
       if (it->second->alive()) return it->second.get();
-      sessions_.erase(it);  // gdb died since: start afresh
+      // gdb died since the last command: say so once, whatever the timing of
+      // its death; the next use attaches a fresh gdb.
+      Error gone = it->second->exitReason();
+      sessions_.erase(it);
       job_.setHeldByGdb(rank, false);
+      gone.message += kFreshGdbNote;
+      return std::unexpected(std::move(gone));
     }
   }
   const auto info = job_.rank(rank);
@@ -107,9 +123,8 @@ std::map<int, Expected<std::string>> GdbPool::run(const RankSet& ranks, const st
         if (!session) return std::unexpected(session.error());
         auto text = (*session)->console(command, commandTimeout);
         if (!text && !(*session)->alive()) {
-          std::lock_guard lock(mutex_);
-          sessions_.erase(rank);
-          job_.setHeldByGdb(rank, false);
+          dropDead(rank);
+          text.error().message += kFreshGdbNote;
         }
         return text;
       }();
@@ -177,7 +192,11 @@ std::map<int, Expected<bool>> GdbPool::attach(const RankSet& ranks,
         {
           std::lock_guard lock(mutex_);
           auto it = sessions_.find(rank);
-          if (it != sessions_.end() && it->second->alive()) return false;
+          if (it != sessions_.end()) {
+            if (it->second->alive()) return false;
+            sessions_.erase(it);  // an explicit attach replaces a dead gdb
+            job_.setHeldByGdb(rank, false);
+          }
         }
         auto session = sessionFor(rank);
         if (!session) return std::unexpected(session.error());
@@ -196,9 +215,8 @@ std::map<int, Expected<gdbmi::Reply>> GdbPool::mi(const RankSet& ranks, const st
         auto reply = (*session)->command(miCommand, commandTimeout);
         if (!(*session)->alive()) {
           // gdb is gone (killed, crashed, or ended by the command itself).
-          std::lock_guard lock(mutex_);
-          sessions_.erase(rank);
-          job_.setHeldByGdb(rank, false);
+          dropDead(rank);
+          if (!reply) reply.error().message += kFreshGdbNote;
         }
         return reply;
       },

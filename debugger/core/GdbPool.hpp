@@ -88,7 +88,13 @@ class GdbPool {
   void closeAll();
 
  private:
+  /// The live session of `rank`, attaching one when it has none. A session
+  /// whose gdb died since its last command is dropped and its death reported
+  /// as the Error (once; the next call attaches afresh), so a user learns of
+  /// it however the death and the next command were timed.
   Expected<gdbmi::Session*> sessionFor(int rank);
+  /// Forgets the session of `rank` (its gdb is gone) and un-holds the rank.
+  void dropDead(int rank);
   /// Whether `info` is debugged through a gdbserver on its host: env
   /// MPIDBG_GDB_REMOTE = always | never | auto (default: remote when the
   /// rank's host name differs from this host's). Error for another value.

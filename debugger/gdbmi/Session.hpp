@@ -94,6 +94,9 @@ class Session {
 
   /// True while the gdb process has not exited (non-blocking waitpid).
   bool alive();
+  /// Why gdb ended ("gdb killed by signal 9", "gdb exited with status 1: <its
+  /// last stderr line>"); call only once alive() is false. Reaps gdb if needed.
+  Error exitReason() { return gdbGone(); }
   /// gdb's process id (also its process group id).
   pid_t gdbPid() const { return gdb_.pid(); }
   /// The pid attached by attach(), until detach().

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "debugger/core/GdbPool.hpp"
@@ -41,6 +42,19 @@ pid_t tracerOf(pid_t pid) {
     }
   }
   return 0;
+}
+
+/// True once `pid` is a zombie or gone (its parent has not reaped it yet), within 10 s.
+bool waitUntilDead(pid_t pid) {
+  for (int i = 0; i < 1000; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(stat, line)) return true;
+    const auto paren = line.rfind(')');
+    if (paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z') return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
 }
 
 std::string hostName() {
@@ -131,6 +145,22 @@ TEST_CASE("GdbPool attaches without a command, runs MI, and survives a killed or
     REQUIRE(reply.has_value());
     CHECK(*reply->results.getString("value") == "4");
   }
+
+  // A gdb that is already dead when the next command comes is reported the
+  // same way (once), not silently replaced.
+  const pid_t gdb1again = tracerOf(sleepers[1]->pid());
+  REQUIRE(gdb1again > 0);
+  REQUIRE(gdb1again != gdb1);
+  REQUIRE(::kill(gdb1again, SIGKILL) == 0);
+  REQUIRE(waitUntilDead(gdb1again));
+  auto afterDeath = pool.mi(RankSet::range(1, 1), "-data-evaluate-expression 3+3");
+  REQUIRE_FALSE(afterDeath.at(1).has_value());
+  CHECK(afterDeath.at(1).error().message.starts_with("gdb killed by signal 9"));
+  CHECK_THAT(afterDeath.at(1).error().message,
+             Catch::Contains("a fresh gdb attaches on the next command"));
+  auto freshAgain = pool.mi(RankSet::range(1, 1), "-data-evaluate-expression 3+3");
+  REQUIRE(freshAgain.at(1).has_value());
+  CHECK(*freshAgain.at(1)->results.getString("value") == "6");
 
   // gdb of rank 0 hangs (stopped): rank 0 times out, rank 1 answers.
   const pid_t gdb0 = tracerOf(sleepers[0]->pid());
