@@ -99,6 +99,7 @@ void appendOp(std::string& w, const std::string& q, const PendingOp& op) {
   putInt(w, q + "count", op.count);
   putInt(w, q + "bytes", op.bytes);
   putHex(w, q + "buffer", op.buffer);
+  if (op.datatype != 0) putHex(w, q + "datatype", op.datatype);
   putInt(w, q + "class", op.collClass);
   putInt(w, q + "collcall", op.collCall);
   putInt(w, q + "collseq", op.collSeq);
@@ -125,6 +126,9 @@ Expected<PendingOp> opFrom(const Record& r, const std::string& q) {
   MPIDBG_TRY_ASSIGN(op.count, r.integer<std::int64_t>(q + "count"));
   MPIDBG_TRY_ASSIGN(op.bytes, r.integer<std::int64_t>(q + "bytes"));
   MPIDBG_TRY_ASSIGN(op.buffer, r.integer<std::uint64_t>(q + "buffer"));
+  if (r.has(q + "datatype")) {
+    MPIDBG_TRY_ASSIGN(op.datatype, r.integer<std::uint64_t>(q + "datatype"));
+  }
   MPIDBG_TRY_ASSIGN(op.collClass, r.integer<std::int32_t>(q + "class"));
   MPIDBG_TRY_ASSIGN(op.collCall, r.integer<std::uint64_t>(q + "collcall"));
   MPIDBG_TRY_ASSIGN(op.collSeq, r.integer<std::uint64_t>(q + "collseq"));

@@ -45,6 +45,7 @@ struct PendingOp {
   std::int64_t count = -1;      ///< elements; -1 unknown
   std::int64_t bytes = -1;      ///< -1 unknown
   std::uint64_t buffer = 0;     ///< buffer address in the rank
+  std::uint64_t datatype = 0;   ///< MPI_Datatype handle value; 0 unknown (key optional)
   std::int32_t collClass = -1;  ///< CollClass of a collective, else -1
   std::uint64_t collCall = 0;   ///< per-class call number of a collective
   std::uint64_t collSeq = 0;    ///< the communicator's collective sequence number
@@ -115,8 +116,8 @@ struct RankQueues {
 ///       operation j of list L (send, recv, unexpected, coll), with
 ///       Q = P + L + ".j.": Q.kind (opKindName), Q.function, Q.blocking,
 ///       Q.persistent, Q.active, Q.waited, Q.sync (0/1), Q.request, Q.comm,
-///       Q.peer, Q.tag, Q.count, Q.bytes, Q.buffer, Q.class, Q.collcall,
-///       Q.collseq
+///       Q.peer, Q.tag, Q.count, Q.bytes, Q.buffer, Q.datatype (hex,
+///       optional: absent when unknown), Q.class, Q.collcall, Q.collseq
 ///     ==
 ///
 /// Every key above is required except error and call.*; unknown keys are

@@ -10,6 +10,7 @@
 #include "Control.hpp"
 #include "ControlHandlers.hpp"
 #include "GdbServerHandler.hpp"
+#include "Lists.hpp"
 #include "QueueHandler.hpp"
 #include "Runtime.hpp"
 #include "StackCapture.hpp"
@@ -114,6 +115,7 @@ void registerHandlers(ccs::Server& server, Runtime& runtime) {
                       return out;
                     }));
   server.addHandler(std::string(ccs::proto::kGdbServerHandler), gdbServerHandler(server.endpoint().host, runtime));
+  registerListHandlers(server, runtime);
   registerControlHandlers(server, runtime);
 }
 

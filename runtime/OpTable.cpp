@@ -43,6 +43,7 @@ bool readOp(const OpRecord& r, ccs::proto::PendingOp& out, std::uint64_t& issued
   out.count = r.count.load(std::memory_order_relaxed);
   out.bytes = r.bytes.load(std::memory_order_relaxed);
   out.buffer = r.buffer.load(std::memory_order_relaxed);
+  out.datatype = r.datatype.load(std::memory_order_relaxed);
   out.collClass = r.collClass.load(std::memory_order_relaxed);
   out.collCall = r.collCall.load(std::memory_order_relaxed);
   out.collSeq = r.collSeq.load(std::memory_order_relaxed);

@@ -1,4 +1,5 @@
 #include "debugger/core/Debugger.hpp"
+#include "debugger/core/ObjectQuery.hpp"
 
 #include <signal.h>
 #include <sys/stat.h>
@@ -176,10 +177,7 @@ class JobResolver final : public RankExprResolver {
     });
   }
 
-  Expected<RankSet> objectQuery(const ObjectCondition& c) override {
-    return fail("object inspection is not available yet (issue 8): cannot evaluate 'where " + c.path + " " + c.op +
-                " " + c.value + "'");
-  }
+  Expected<RankSet> objectQuery(const ObjectCondition& c) override { return ranksWhere(debugger_, c); }
 
  private:
   bool blocked(const proto::RankStatus& s) const {
@@ -360,6 +358,31 @@ std::map<int, Debugger::ControlOutcome> Debugger::control(const RankSet& ranks,
   for (const auto& info : targets)
     if (!outcomes.count(info.rank)) outcomes[info.rank] = {false, "sent no reply"};
   return outcomes;
+}
+
+std::map<int, Expected<std::vector<std::uint8_t>>> Debugger::queryEach(const RankSet& ranks,
+                                                                      std::string_view handler,
+                                                                      const std::vector<std::uint8_t>& data) {
+  std::map<int, Expected<std::vector<std::uint8_t>>> out;
+  std::vector<RankInfo> targets;
+  std::map<int, RankInfo> known;
+  for (auto& info : job_.snapshot()) known[info.rank] = info;
+  for (int rank : ranks) {
+    auto it = known.find(rank);
+    if (it == known.end()) out.emplace(rank, fail("rank " + std::to_string(rank) + " has not registered"));
+    else if (it->second.heldByGdb)
+      out.emplace(rank, fail("rank " + std::to_string(rank) + " is held by gdb (its runtime cannot answer; "
+                             "'gdb detach' first)"));
+    else if (!it->second.reachable())
+      out.emplace(rank, fail("rank " + std::to_string(rank) + " has " + it->second.describeEnd()));
+    else targets.push_back(it->second);
+  }
+  if (!channels_) {
+    for (const auto& info : targets) out.emplace(info.rank, fail("no job"));
+    return out;
+  }
+  for (auto& [rank, reply] : channels_->query(targets, handler, data, requestTimeout)) out.emplace(rank, std::move(reply));
+  return out;
 }
 
 std::pair<std::string, std::map<int, std::string>> Debugger::collect(const RankSet& ranks,

@@ -99,6 +99,12 @@ class Debugger {
   /// ended, silent) get ok=false with the reason.
   std::map<int, ControlOutcome> control(const RankSet& ranks, std::string_view handler,
                                         const std::string& data);
+  /// Sends `handler` with `data` to each rank of `ranks` directly (not
+  /// through the tree: each reply stays its rank's) and returns the replies
+  /// by rank. Ranks that cannot answer get an Error saying why (not
+  /// registered, ended, held by gdb, no reply).
+  std::map<int, Expected<std::vector<std::uint8_t>>> queryEach(const RankSet& ranks, std::string_view handler,
+                                                               const std::vector<std::uint8_t>& data);
   /// The raw merged replies of `handler` (list handlers: bp/list, entries)
   /// from the reachable ranks of `ranks`, plus the ranks that did not answer.
   std::pair<std::string, std::map<int, std::string>> collect(const RankSet& ranks,

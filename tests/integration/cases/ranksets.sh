@@ -80,7 +80,7 @@ case_ranksets_focus_and_errors() {
   check_contains "$err" "error: the set is empty: 'frozen' names no rank; the focus is unchanged" "focus frozen" &&
   check_contains "$err" "error: bad rank set '(S | 3': unbalanced parentheses: '(' is not closed at column 1" "unbalanced" &&
   check_contains "$err" "error: unknown rank set name 'nope' (no named sets yet; define one with 'set nope = EXPR') (at column 1 of 'nope | 1')" "unknown name" &&
-  check_contains "$err" "error: object inspection is not available yet (issue 8): cannot evaluate 'where grid.nx != 128'" "where" &&
+  check_contains "$err" "error: cannot evaluate 'where grid.nx != 128': no list named 'grid' (see 'lists')" "where" &&
   check_contains "$err" "error: 'all' is a reserved word in rank sets" "set all" &&
   check_contains "$err" "error: bad rank set '0 - 3 ^ 2': expected an operator (| & -) or the end, got '^' at column 7" "bad operator" &&
   check_contains "$err" "error: the set is empty: '(in MPI_Barrier)' names no rank right now" "gdb on an empty set" &&
