@@ -45,7 +45,8 @@ class BodyReader {
       return fail("bad list request: NUL inside the path");
     if (at_ < body_.size() && body_[at_] == 0) ++at_;
     if (at_ != body_.size())
-      return fail("bad list request: " + std::to_string(body_.size() - at_) + " bytes after the path");
+      return fail("bad list request: " + std::to_string(body_.size() - at_) +
+                  (body_.size() - at_ == 1 ? " byte" : " bytes") + " after the path");
     return std::string(bytes->begin(), bytes->end());
   }
 

@@ -220,7 +220,7 @@ std::vector<std::string> firstValues(const proto::PendingOp& op) {
 }
 
 std::string datatypeName(std::uint64_t t) {
-  if (t == 0) return "";
+  if (t == 0 || t == handleKey(MPI_DATATYPE_NULL)) return "";
   static const std::pair<MPI_Datatype, const char*> kNames[] = {
       {MPI_INT, "MPI_INT"},           {MPI_DOUBLE, "MPI_DOUBLE"},     {MPI_FLOAT, "MPI_FLOAT"},
       {MPI_LONG, "MPI_LONG"},         {MPI_LONG_LONG, "MPI_LONG_LONG"}, {MPI_UNSIGNED, "MPI_UNSIGNED"},

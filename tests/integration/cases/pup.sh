@@ -98,3 +98,18 @@ case_pup_list_protocol_is_charm_compatible_and_rejects_bad_requests() {
   check_contains "$oversize" "mpidbg-error: bad list request: path length 256 (at most 80)" "oversize path" &&
   check_contains "$nolist" "mpidbg-error: no list named 'nope'" "unknown list"
 }
+
+case_pup_pending_operations_show_datatype_and_first_values() {
+  # examples/hangs/waitall: rank 0 waits on MPI_Irecv(1 MPI_INT from 3) and an MPI_Ibarrier.
+  run_mpidbg 90 -ex run -ex 'wait 20' -ex 'print [0] mpi/pending' -ex kill -- "$mpiexec" -n 4 "$examples/hangs/waitall"
+  local pending
+  pending="$(pup_section 'print [0] mpi/pending')"
+  check_rc 0 &&
+  check_contains "$pending" "mpi/pending[0].function = MPI_Irecv" "pending receive" &&
+  check_contains "$pending" "mpi/pending[0].peer = 3" "pending receive (source)" &&
+  check_contains "$pending" "mpi/pending[0].datatype = MPI_INT" "pending receive (datatype)" &&
+  check_contains "$pending" "mpi/pending[0].values[0] = 0" "pending receive (first value of the buffer)" &&
+  check_contains "$pending" "mpi/pending[1].function = MPI_Ibarrier" "pending collective" &&
+  { grep -qxF "mpi/pending[1].datatype = " <<<"$pending" || { echo "    pending collective: a datatype"; false; }; } &&
+  check_contains "$pending" "mpi/pending[1].values = []" "pending collective (no values)"
+}
