@@ -13,6 +13,7 @@
 #include "../unit/ccs/Transcript.hpp"
 #include "ccs/ForwardEnvelope.hpp"
 #include "ccs/RankProtocol.hpp"
+#include "runtime/include/mpidbg/pup.hpp"
 
 namespace fs = std::filesystem;
 using namespace mpidbg::ccs;
@@ -110,6 +111,54 @@ void rankProtocolSeeds(const fs::path& dir) {
   write(dir, "event", proto::encode(event));
 }
 
+/// A PUP-able object with nested containers for the pup_fmt seeds.
+struct PupSeed {
+  struct Cell {
+    double x = 0.5;
+    float y = -1.25f;
+    unsigned long id = 7;
+    void pup(PUP::er& p) {
+      PUP(x);
+      PUP(y);
+      PUP(id);
+    }
+  };
+  int nx = 3;
+  std::string name = "grid";
+  std::vector<Cell> cells = {Cell{}, Cell{}};
+  std::map<std::string, std::vector<int>> index = {{"a", {1, 2}}, {"b", {}}};
+  std::optional<bool> flag = true;
+  int fixed[3] = {4, 5, 6};
+  void pup(PUP::er& p) {
+    PUP(nx);
+    PUP(name);
+    PUP(cells);
+    PUP(index);
+    PUP(flag);
+    PUP(fixed);
+    p.comment("self");
+    p.pointer(reinterpret_cast<const void*>(std::uintptr_t{0x7ffd0000beef}));
+  }
+};
+
+void pupFmtSeeds(const fs::path& vectors, const fs::path& dir) {
+  auto transcript = test::readTranscript(
+      (vectors / "05c_list_items_fmt_charm_entries_0_4.txt").filename().string());
+  if (transcript.ok && transcript.connections.at(0).server.size() > 4) {
+    const auto& server = transcript.connections[0].server;
+    write(dir, "05c_charm_entries", Bytes(server.begin() + 4, server.end()));
+  }
+  PupSeed seed;
+  PUP::fmtWriter nested;
+  nested | seed;
+  write(dir, "nested_object", nested.bytes());
+  PUP::fmtWriter list;
+  PUP::beginList(list);
+  for (int i = 0; i < 2; ++i) PUP::listItem(list, seed);
+  PUP::endList(list);
+  write(dir, "cpdlist", list.bytes());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -121,5 +170,6 @@ int main(int argc, char** argv) {
   captureSeeds(argv[1], corpus);
   envelopeSeeds(corpus / "forward_envelope");
   rankProtocolSeeds(corpus / "rank_protocol");
+  pupFmtSeeds(argv[1], corpus / "pup_fmt");
   return 0;
 }
