@@ -8,6 +8,8 @@
 #include <cmath>
 
 #include "debugger/cli/ControlCommands.hpp"
+#include "debugger/cli/JsonOutput.hpp"
+#include "debugger/cli/ListCommands.hpp"
 #include "debugger/cli/QueueCommands.hpp"
 #include "debugger/cli/SetCommands.hpp"
 #include "debugger/cli/StackCommands.hpp"
@@ -42,6 +44,7 @@ CommandResult doContinue(Context& ctx, std::string_view args) {
     for (const auto& [rank, why] : problems) s.erase(rank);
     return s;
   }();
+  result.data = {{"continued", rankSetJson(continued)}, {"not_continued", groupsJson(problems, "why")}};
   if (!continued.empty()) result.text = "Continuing " + core::describeRanks(continued) + ".\n";
   if (!problems.empty()) {
     std::string msg;
@@ -58,7 +61,10 @@ CommandResult doStatus(Context& ctx, std::string_view args) {
   auto ranks = ranksOrAll(ctx, trim(args));
   if (!ranks) return CommandResult::failure(ranks.error().message);
   CommandResult result;
-  result.text = core::renderStatus(ctx.debugger.views(*ranks), ctx.settings.blockedAfter);
+  const auto views = ctx.debugger.views(*ranks);
+  result.text = core::renderStatus(views, ctx.settings.blockedAfter);
+  result.data = statusJson(views, ctx.settings.blockedAfter);
+  result.data["size"] = ctx.debugger.job().size();
   return result;
 }
 
@@ -90,18 +96,25 @@ CommandResult doWait(Context& ctx, std::string_view args) {
   char secs[32];
   std::snprintf(secs, sizeof secs, "%.1f", took);
   CommandResult result;
+  result.data = {{"seconds", std::round(took * 10) / 10}, {"launcher", nullptr}};
   if (g_interrupted.exchange(false)) {
     result.text = "Interrupted after " + std::string(secs) + " s.\n";
+    result.data["outcome"] = "interrupted";
   } else if (ctx.debugger.stopEvents() != eventsBefore) {
     result.text = "Stopped after " + std::string(secs) + " s (see the event above; 'status' for every rank).\n";
+    result.data["outcome"] = "stopped";
   } else if (!ctx.debugger.jobAlive()) {
     auto status = ctx.debugger.launcherStatus();
     result.text = "The job has ended" + (status ? " (launcher " + status->describe() + ")" : std::string()) +
                   " after " + secs + " s.\n";
+    result.data["outcome"] = "ended";
+    if (status) result.data["launcher"] = status->describe();
   } else if (settled) {
     result.text = "Every rank is blocked in MPI, frozen or exited (after " + std::string(secs) + " s).\n";
+    result.data["outcome"] = "settled";
   } else {
     result.text = "Timed out after " + std::string(secs) + " s; some ranks are still running.\n";
+    result.data["outcome"] = "timed_out";
   }
   return result;
 }
@@ -125,11 +138,16 @@ std::function<void(int, int)> gdbProgress(Context& ctx, std::string_view what) {
 CommandResult renderPerRank(const std::map<int, std::string>& texts, const std::map<int, std::string>& errors) {
   CommandResult result;
   result.text = core::renderGroups(core::groupByValues(texts));
+  result.data = {{"outputs", groupsJson(texts, "text")}, {"errors", groupsJson(errors, "error")}};
   if (!errors.empty()) {
     std::string msg;
     for (const auto& g : core::groupByText(errors))
       msg += (msg.empty() ? "" : "\n") + g.ranks.toString() + " " + g.text;
-    if (texts.empty()) return CommandResult::failure(msg);
+    if (texts.empty()) {
+      CommandResult failed = CommandResult::failure(msg);
+      failed.data = std::move(result.data);
+      return failed;
+    }
     result.text += "errors:\n" + msg + "\n";
   }
   return result;
@@ -146,19 +164,25 @@ CommandResult gdbAttach(Context& ctx, std::string_view rankText) {
     if (r) texts[rank] = *r ? "attached" : "already attached";
     else errors[rank] = r.error().message;
   }
-  return renderPerRank(texts, errors);
+  CommandResult result = renderPerRank(texts, errors);
+  result.data["action"] = "attach";
+  return result;
 }
 
 /// `gdb detach [RANKS]`.
 CommandResult gdbDetach(Context& ctx, std::string_view rankText) {
   auto ranks = ranksOrAll(ctx, rankText);
   if (!ranks) return CommandResult::failure(ranks.error().message);
-  std::map<int, std::string> outcome;
-  for (auto& [rank, r] : ctx.debugger.gdb().detach(*ranks))
+  std::map<int, std::string> outcome, detached, failed;
+  for (auto& [rank, r] : ctx.debugger.gdb().detach(*ranks)) {
     outcome[rank] = r ? "detached" : "detach failed: " + r.error().message;
+    if (r) detached[rank] = "detached";
+    else failed[rank] = r.error().message;
+  }
   if (outcome.empty()) return CommandResult::failure("gdb holds none of " + core::describeRanks(*ranks));
   CommandResult result;
   result.text = core::renderGroups(core::groupByText(outcome));
+  result.data = {{"action", "detach"}, {"outputs", groupsJson(detached, "text")}, {"errors", groupsJson(failed, "error")}};
   return result;
 }
 
@@ -182,7 +206,10 @@ CommandResult doGdb(Context& ctx, std::string_view args) {
     if (out) texts[rank] = *out;
     else errors[rank] = out.error().message;
   }
-  return renderPerRank(texts, errors);
+  CommandResult result = renderPerRank(texts, errors);
+  result.data["action"] = "command";
+  result.data["command"] = std::string(trim(command));
+  return result;
 }
 
 /// `-mi RANKS COMMAND`: one raw MI command; each rank's result record,
@@ -202,6 +229,7 @@ CommandResult doMi(Context& ctx, std::string_view args) {
   const auto replies = ctx.debugger.gdb().mi(*ranks, command, gdbProgress(ctx, "attaching gdb"));
   ctx.console.endProgress();
   std::map<int, std::string> texts, errors;
+  std::map<int, nlohmann::json> parsed;  // by rank: {"class","results"}
   for (const auto& [rank, reply] : replies) {
     if (!reply) {
       errors[rank] = reply.error().message;
@@ -212,8 +240,13 @@ CommandResult doMi(Context& ctx, std::string_view args) {
     record.recordClass = reply->resultClass;
     record.results = reply->results;
     texts[rank] = record.toMi();
+    parsed[rank] = {{"class", reply->resultClass}, {"results", miValueJson(gdbmi::Value{reply->results})}};
   }
-  return renderPerRank(texts, errors);
+  CommandResult result = renderPerRank(texts, errors);
+  result.data["command"] = command;
+  // Ranks grouped by identical record share one parse: the group's first rank's.
+  for (auto& group : result.data["outputs"]) group.update(parsed.at(group["rank_list"][0].get<int>()));
+  return result;
 }
 
 CommandResult doRanks(Context& ctx, std::string_view args) {
@@ -224,9 +257,17 @@ CommandResult doRanks(Context& ctx, std::string_view args) {
   char line[256];
   std::snprintf(line, sizeof line, "%-6s %-20s %-8s %-22s %s\n", "rank", "host", "pid", "ccs", "life");
   result.text = line;
+  result.data = {{"size", ctx.debugger.job().size()}, {"per_rank", nlohmann::json::array()}};
   for (const auto& info : ctx.debugger.job().snapshot()) {
     if (!ranks->contains(info.rank)) continue;
     std::string life = info.ended() ? info.describeEnd() : info.heldByGdb ? "held by gdb" : "live";
+    result.data["per_rank"].push_back({{"rank", info.rank},
+                                       {"host", info.host},
+                                       {"pid", static_cast<int>(info.pid)},
+                                       {"ccs", info.endpoint.toString()},
+                                       {"life", life},
+                                       {"held", info.heldByGdb},
+                                       {"ended", info.ended()}});
     std::snprintf(line, sizeof line, "%-6d %-20s %-8d %-22s %s\n", info.rank, info.host.c_str(),
                   static_cast<int>(info.pid), info.endpoint.toString().c_str(), life.c_str());
     result.text += line;
@@ -241,12 +282,14 @@ CommandResult doKill(Context& ctx, std::string_view args) {
   ctx.killedByUser = true;
   CommandResult result;
   result.text = "Killed the job.\n";
+  result.data = {{"killed", true}};
   return result;
 }
 
 CommandResult doQuit(Context&, std::string_view) {
   CommandResult result;
   result.quit = true;
+  result.data = {{"quit", true}};
   return result;
 }
 
@@ -257,6 +300,11 @@ CommandResult doHelp(Context&, std::string_view args) {
     const Command* cmd = findCommand(args);
     if (cmd == nullptr) return CommandResult::failure("no command '" + std::string(args) + "'; try 'help'");
     result.text = "Usage: " + cmd->syntax + "\n" + cmd->summary + "\n\n" + cmd->help + "\n";
+    result.data = {{"name", cmd->name},
+                   {"aliases", cmd->aliases},
+                   {"syntax", cmd->syntax},
+                   {"summary", cmd->summary},
+                   {"help", cmd->help}};
     if (!cmd->aliases.empty()) {
       result.text += "Aliases:";
       for (const auto& a : cmd->aliases) result.text += " " + a;
@@ -265,7 +313,10 @@ CommandResult doHelp(Context&, std::string_view args) {
     return result;
   }
   result.text = "Commands (help COMMAND for details):\n";
+  result.data = {{"commands", nlohmann::json::array()}};
   for (const auto& cmd : commandTable()) {
+    result.data["commands"].push_back(
+        {{"name", cmd.name}, {"aliases", cmd.aliases}, {"syntax", cmd.syntax}, {"summary", cmd.summary}});
     std::string line = "  " + cmd.syntax;
     if (line.size() < 28) line.resize(28, ' ');
     else line += "  ";
@@ -385,6 +436,25 @@ const std::vector<Command>& commandTable() {
        "  Ranks [0-1,3] are in call 1 to MPI_Allreduce.\n"
        "  Rank 2 has made 0 calls to MPI_Allreduce and is blocked in MPI_Recv(...).",
        doCollectives},
+      {"lists", {}, "lists [RANKS]", "List the objects and lists the ranks serve",
+       "The application's watched objects and lists (mpidbg::watch, mpidbg::watch_list,\n"
+       "mpidbg_watch_struct in mpidbg/watch.hpp and mpidbg.h) and the runtime's own lists\n"
+       "(mpi/communicators, mpi/pending, mpidbg/entries, mpidbg/breakpoints), read through\n"
+       "Charm++'s list protocol: name, object or list, the ranks serving it, lengths.\n"
+       "  grid                object  [0-3]\n"
+       "  particles           list    [0-3]  100 items on [0-2]; 99 items on [3]",
+       doLists},
+      {"print", {"p"}, "print [RANKS] NAME[.FIELD|[I]|[A:B]]...", "Print an object's fields, merged across ranks",
+       "Reads a watched object or list from each rank (its PUP routine gives field names)\n"
+       "and prints one line per field: the value when all ranks agree, else the majority\n"
+       "first, then the exceptions. NAME[I] is item I of a list, NAME[A:B] items A..B-1;\n"
+       "a .FIELD or [K] after it narrows to that field. Frozen ranks, ranks at a breakpoint\n"
+       "and ranks inside MPI are read consistently; ranks running application code are read\n"
+       "while they run (best effort, marked). 'ranks where grid.nx != 128' selects ranks by\n"
+       "a field.\n"
+       "  grid.nx = 128 on [0-62]; 127 on [63]\n"
+       "  print [0-3] particles[0:10].x     print mpi/pending",
+       doPrint},
       {"queues", {"mq"}, "queues [--memory] [RANKS]", "Show pending sends, receives and nonblocking collectives",
        "Per rank and communicator, the operations issued and not completed: nonblocking\n"
        "requests (MPI_Isend, MPI_Irecv, persistent ones, MPI_Ibarrier, ...) and the blocking\n"

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "debugger/cli/Console.hpp"
 #include "debugger/core/Debugger.hpp"
 
@@ -18,6 +20,13 @@ struct CommandResult {
   std::string text;   ///< output for stdout (may be empty)
   std::string error;  ///< when !ok: one message a user can act on
   bool quit = false;  ///< the session should end after this command
+  /// The command's structured result, printed as the envelope's "result"
+  /// under `mpidbg --json` (one shape per command: docs/json-schema.md); null
+  /// when the command has nothing structured to say. Rank sets follow one
+  /// convention (cli/JsonOutput.hpp): "ranks":"[0-3,7]" with
+  /// "rank_list":[0,1,2,3,7] beside it. A failure may still carry the part
+  /// it could report (per-rank errors); the text is then rendered as usual.
+  nlohmann::json data;
 
   static CommandResult failure(std::string message) {
     CommandResult r;

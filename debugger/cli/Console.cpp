@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "debugger/cli/JsonOutput.hpp"
 #include "debugger/core/RankSet.hpp"
 
 namespace mpidbg::cli {
@@ -30,9 +31,15 @@ void installSignalHandlers() {
 
 void Console::print(const std::string& text) {
   endProgress();
-  std::fputs((colorEnabled() ? paintRankPrefixes(text) : text).c_str(), stdout);
-  if (!text.empty() && text.back() != '\n') std::fputc('\n', stdout);
-  std::fflush(stdout);
+  std::fputs((!json_ && colorEnabled() ? paintRankPrefixes(text) : text).c_str(), out_);
+  if (!text.empty() && text.back() != '\n') std::fputc('\n', out_);
+  std::fflush(out_);
+}
+
+void Console::setJson(std::FILE* out) {
+  endProgress();
+  out_ = out;
+  json_ = true;
 }
 
 void Console::error(const std::string& message) {
@@ -73,7 +80,7 @@ int Console::drainNotices() {
       }
     }
     if (rank < 0) {
-      lines.push_back(line);
+      lines.push_back(json_ ? jsonLine(noticeJson(line, nullptr)) : line);
       continue;
     }
     auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == text; });
@@ -87,7 +94,7 @@ int Console::drainNotices() {
   for (const auto& line : lines) {
     if (!line.empty() && line.front() == '\0') {
       const auto& [text, ranks] = groups[std::stoul(line.substr(1))];
-      print(ranks.toString() + " " + text);
+      print(json_ ? jsonLine(noticeJson(text, &ranks)) : ranks.toString() + " " + text);
     } else {
       print(line);
     }
@@ -225,7 +232,7 @@ std::string Console::paintRankPrefixes(const std::string& text) {
 }
 
 void Console::progress(const std::string& line) {
-  if (!interactive()) return;
+  if (json_ || !interactive()) return;
   std::fprintf(stdout, "\r\033[K%s", line.c_str());
   std::fflush(stdout);
   progressShown_ = true;

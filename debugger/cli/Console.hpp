@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdio>
 #include <deque>
 #include <mutex>
 #include <string>
@@ -38,6 +39,15 @@ class Console {
   void endProgress();
   /// True when stdout is a terminal.
   bool interactive() const;
+
+  /// Switches to JSON lines (mpidbg --json, docs/json-schema.md): print()
+  /// writes to `out` from now on, without colours; drainNotices() prints each
+  /// notice (grouped by rank set as in text) as one event object per line
+  /// (noticeJson in cli/JsonOutput.hpp); progress() shows nothing. `out`
+  /// must stay open while the console is used.
+  void setJson(std::FILE* out);
+  /// True after setJson(): everything print() writes is one JSON object per line.
+  bool json() const { return json_; }
 
   /// True when text for stdout may carry ANSI colours: stdout is a terminal
   /// and NO_COLOR is unset or empty (https://no-color.org).
@@ -77,6 +87,8 @@ class Console {
   mutable std::mutex mutex_;
   std::deque<std::string> notices_;
   bool progressShown_ = false;
+  std::FILE* out_ = stdout;  ///< where print() writes (setJson changes it)
+  bool json_ = false;
 };
 
 /// Set by the SIGINT handler; commands that wait poll it and give up.

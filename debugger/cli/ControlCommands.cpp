@@ -5,6 +5,7 @@
 
 #include "ccs/Condition.hpp"
 #include "ccs/ControlProtocol.hpp"
+#include "debugger/cli/JsonOutput.hpp"
 #include "debugger/cli/SetCommands.hpp"
 #include "debugger/core/Grouping.hpp"
 #include "mpidbg/Text.hpp"
@@ -31,7 +32,8 @@ Expected<core::RankSet> leadingRanks(Context& ctx, std::string_view& args) {
 }
 
 /// Renders per-rank outcomes: successes as `[ranks] what`, failures as an
-/// error; ok=false overall when no rank succeeded.
+/// error; ok=false overall when no rank succeeded. The data is
+/// {"succeeded":[{"ranks","rank_list","text"}],"failed":[{"ranks","rank_list","error"}]}.
 CommandResult renderOutcomes(const std::map<int, core::Debugger::ControlOutcome>& outcomes,
                              const std::string& what) {
   std::map<int, std::string> good, bad;
@@ -41,10 +43,15 @@ CommandResult renderOutcomes(const std::map<int, core::Debugger::ControlOutcome>
   }
   CommandResult result;
   result.text = core::renderGroups(core::groupByText(good));
+  result.data = {{"succeeded", groupsJson(good, "text")}, {"failed", groupsJson(bad, "error")}};
   if (!bad.empty()) {
     std::string msg;
     for (const auto& g : core::groupByText(bad)) msg += (msg.empty() ? "" : "; ") + core::describeRanks(g.ranks) + ": " + g.text;
-    if (good.empty()) return CommandResult::failure(msg);
+    if (good.empty()) {
+      CommandResult failed = CommandResult::failure(msg);
+      failed.data = std::move(result.data);
+      return failed;
+    }
     result.text += "Not on every rank: " + msg + "\n";
     result.ok = false;
     result.error = "the command failed on " + std::to_string(bad.size()) + " of " +
@@ -70,6 +77,29 @@ std::string describe(const proto::Breakpoint& b) {
   return out;
 }
 
+/// A breakpoint for --json: {"id","kind":"mpi"|"entry","target","condition",
+/// "hit","enabled","description","ranks","rank_list"} (hit 0 = every match).
+nlohmann::json breakpointJson(const proto::Breakpoint& b, const core::RankSet& ranks) {
+  return withRanks({{"id", b.id},
+                    {"kind", b.kind == proto::BreakKind::Entry ? "entry" : "mpi"},
+                    {"target", b.target},
+                    {"condition", b.condition},
+                    {"hit", b.hit},
+                    {"enabled", b.enabled},
+                    {"description", describe(b)}},
+                   ranks);
+}
+
+/// Per-rank counts as [{"ranks","rank_list",<field>:N}], ranks with equal
+/// counts together, ordered by each group's lowest rank.
+nlohmann::json countsJson(const std::map<int, std::uint64_t>& byRank, const std::string& field) {
+  std::map<int, std::string> texts;
+  for (const auto& [rank, n] : byRank) texts[rank] = std::to_string(n);
+  nlohmann::json groups = groupsJson(texts, field);
+  for (auto& g : groups) g[field] = std::stoull(g[field].get<std::string>());
+  return groups;
+}
+
 CommandResult refByNumber(Context& ctx, std::string_view args, std::string_view handler, bool enabled,
                           const std::string& what) {
   if (!ctx.debugger.hasJob()) return CommandResult::failure("no job");
@@ -82,6 +112,7 @@ CommandResult refByNumber(Context& ctx, std::string_view args, std::string_view 
   const bool withEnabled = handler == proto::kBreakEnableHandler;
   auto result = renderOutcomes(ctx.debugger.control(entry.ranks, handler, proto::encode(ref, withEnabled)),
                                what + " breakpoint " + std::to_string(*id));
+  result.data["breakpoint"] = *id;
   if (handler == proto::kBreakDeleteHandler) ctx.debugger.breakpoints().erase(*id);
   else entry.spec.enabled = enabled;
   return result;
@@ -137,6 +168,7 @@ CommandResult doBreak(Context& ctx, std::string_view args) {
     if (o.ok) set.insert(rank);
   if (!set.empty()) ctx.debugger.breakpoints()[b.id] = {b.id, set, b};
   CommandResult result = renderOutcomes(outcomes, "breakpoint " + std::to_string(b.id) + " set");
+  result.data["breakpoint"] = breakpointJson(b, set);
   if (!set.empty())
     result.text = "Breakpoint " + std::to_string(b.id) + ": " + describe(b) + " on " + set.toString() + "\n" +
                   (result.ok ? std::string() : result.text);
@@ -154,6 +186,7 @@ CommandResult doDelete(Context& ctx, std::string_view args) {
       if (!r.ok) result = CommandResult::failure(r.error);
     }
     if (ids.empty()) result.text = "No breakpoints.\n";
+    result.data = {{"deleted", ids}};
     return result;
   }
   return refByNumber(ctx, args, proto::kBreakDeleteHandler, true, "deleted");
@@ -175,6 +208,7 @@ CommandResult doInfo(Context& ctx, std::string_view args) {
   std::string_view rest = space == std::string_view::npos ? std::string_view{} : trim(args.substr(space));
   CommandResult result;
   if (what == "break" || what == "breakpoints" || what == "b") {
+    result.data = {{"breakpoints", nlohmann::json::array()}};
     if (ctx.debugger.breakpoints().empty()) {
       result.text = "No breakpoints.\n";
       return result;
@@ -193,6 +227,9 @@ CommandResult doInfo(Context& ctx, std::string_view args) {
       std::map<int, std::string> byRank;
       for (const auto& [rank, n] : hits[id]) byRank[rank] = "hit " + std::to_string(n) + (n == 1 ? " time" : " times");
       for (const auto& g : core::groupByText(byRank)) result.text += "     " + g.ranks.toString() + " " + g.text + "\n";
+      nlohmann::json entry = breakpointJson(e.spec, e.ranks);
+      entry["hits"] = countsJson(hits[id], "hits");
+      result.data["breakpoints"].push_back(std::move(entry));
     }
     return result;
   }
@@ -203,7 +240,14 @@ CommandResult doInfo(Context& ctx, std::string_view args) {
     auto entries = proto::decodeEntries(text);
     if (!entries) return CommandResult::failure("bad entries reply: " + entries.error().message);
     std::map<std::string, std::map<int, std::string>> byName;
-    for (const auto& e : *entries) byName[e.name][e.rank] = std::to_string(e.hits) + (e.hits == 1 ? " hit" : " hits");
+    std::map<std::string, std::map<int, std::uint64_t>> counts;
+    for (const auto& e : *entries) {
+      byName[e.name][e.rank] = std::to_string(e.hits) + (e.hits == 1 ? " hit" : " hits");
+      counts[e.name][e.rank] = e.hits;
+    }
+    result.data = {{"entries", nlohmann::json::array()}, {"missing", groupsJson(missing, "why")}};
+    for (const auto& [name, perRank] : counts)
+      result.data["entries"].push_back({{"name", name}, {"hits", countsJson(perRank, "hits")}});
     if (byName.empty()) result.text = "No entry point reached yet on " + ranks->toString() + ".\n";
     for (const auto& [name, perRank] : byName) {
       result.text += name + ":\n";
@@ -225,8 +269,10 @@ CommandResult doFreeze(Context& ctx, std::string_view args) {
   }
   auto ranks = commandRanks(ctx, args);
   if (!ranks) return CommandResult::failure(ranks.error().message);
-  return renderOutcomes(ctx.debugger.control(*ranks, proto::kFreezeHandler, proto::encode(request)),
-                        request.now ? "frozen (--now)" : "will freeze at the next MPI call or entry point");
+  CommandResult result = renderOutcomes(ctx.debugger.control(*ranks, proto::kFreezeHandler, proto::encode(request)),
+                                        request.now ? "frozen (--now)" : "will freeze at the next MPI call or entry point");
+  result.data["now"] = request.now;
+  return result;
 }
 
 namespace {
@@ -237,9 +283,11 @@ CommandResult stepRanks(Context& ctx, std::uint64_t count, std::string_view rank
   if (!ranks) return CommandResult::failure(ranks.error().message);
   proto::StepRequest request;
   request.count = count;
-  return renderOutcomes(ctx.debugger.control(*ranks, proto::kStepHandler, proto::encode(request)),
-                        count == 1 ? "stepping to the next MPI call or entry point"
-                                   : "stepping over " + std::to_string(count) + " MPI calls or entry points");
+  CommandResult result = renderOutcomes(ctx.debugger.control(*ranks, proto::kStepHandler, proto::encode(request)),
+                                        count == 1 ? "stepping to the next MPI call or entry point"
+                                                   : "stepping over " + std::to_string(count) + " MPI calls or entry points");
+  result.data["count"] = count;
+  return result;
 }
 
 }  // namespace
@@ -266,6 +314,7 @@ CommandResult doDetach(Context& ctx, std::string_view args) {
   ctx.killedByUser = true;  // the job's end is no longer ours to report
   CommandResult result;
   result.text = "Detached: the job runs on without the debugger.\n";
+  result.data = {{"detached", true}};
   return result;
 }
 

@@ -1,5 +1,6 @@
 #include "debugger/cli/QueueCommands.hpp"
 
+#include "debugger/cli/HangTriage.hpp"
 #include "debugger/cli/SetCommands.hpp"
 #include "debugger/core/CollectiveReport.hpp"
 #include "debugger/core/HangReport.hpp"
@@ -31,6 +32,13 @@ CommandResult doQueues(Context& ctx, std::string_view args) {
   for (const auto& [rank, how] : input.ended) other[rank] = how;
   CommandResult result;
   result.text = core::renderQueues(input.ranks, other);
+  // The report's queue object (queuesToJson), its per-rank array named as
+  // in every --json result.
+  nlohmann::json queues = queuesToJson(input);
+  result.data = {{"memory", memory},
+                 {"per_rank", std::move(queues["ranks"])},
+                 {"ended", std::move(queues["ended"])},
+                 {"unreadable", std::move(queues["unreadable"])}};
   return result;
 }
 
@@ -55,7 +63,8 @@ CommandResult doHang(Context& ctx, std::string_view args) {
   if (frames) ctx.debugger.addCulpritFrames(input);
   const core::HangVerdict verdict = core::analyzeHang(input);
   CommandResult result;
-  result.text = json ? core::hangToJson(verdict).dump() + "\n" : core::renderHang(verdict);
+  result.data = core::hangToJson(verdict);
+  result.text = json ? result.data.dump() + "\n" : core::renderHang(verdict);
   return result;
 }
 
@@ -76,6 +85,7 @@ CommandResult doCollectives(Context& ctx, std::string_view args) {
   }
   CommandResult result;
   result.text = core::renderCollectives(views, states, ctx.settings.blockedAfter);
+  result.data = core::collectivesToJson(views, states, ctx.settings.blockedAfter);
   return result;
 }
 

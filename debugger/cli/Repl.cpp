@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "debugger/cli/Completion.hpp"
+#include "debugger/cli/JsonOutput.hpp"
 #include "debugger/cli/SetCommands.hpp"
 #include "debugger/core/RankExpr.hpp"
 #include "mpidbg/Text.hpp"
@@ -92,7 +93,7 @@ void fitToTerminal(Context& ctx, std::string_view line, CommandResult& result) {
   line = trim(line);
   const auto space = line.find_first_of(" \t");
   const Command* cmd = findCommand(line.substr(0, space));
-  if (cmd != nullptr && cmd->name == "where" && line.find("--json") == std::string_view::npos)
+  if (cmd != nullptr && cmd->name == "where" && line.find("--json") == std::string_view::npos && !ctx.console.json())
     result.text = ctx.console.fit(result.text);
 }
 
@@ -131,9 +132,13 @@ int onSignalAtPrompt() {
 
 }  // namespace
 
-void render(Console& console, const CommandResult& result) {
-  if (!result.text.empty()) console.print(result.text);
-  if (!result.ok) console.error(result.error);
+void render(Console& console, std::string_view line, const CommandResult& result) {
+  if (console.json()) {
+    if (!commandNameOf(line).empty()) console.print(jsonLine(commandJson(line, result)));
+  } else {
+    if (!result.text.empty()) console.print(result.text);
+    if (!result.ok) console.error(result.error);
+  }
   console.drainNotices();
 }
 
@@ -144,9 +149,9 @@ bool runScriptLine(Context& context, const std::string& line, bool& allOk) {
   context.console.drainNotices();
   const auto first = line.find_first_not_of(" \t");
   if (first == std::string::npos || line[first] == '#') return true;  // blank or comment
-  context.console.print("(mpidbg) " + line);
+  if (!context.console.json()) context.console.print("(mpidbg) " + line);
   const CommandResult result = executeLine(context, line);
-  render(context.console, result);
+  render(context.console, line, result);
   allOk = allOk && result.ok;
   return !result.quit;
 }
@@ -193,7 +198,7 @@ bool runRepl(Context& context) {
     }
     CommandResult result = executeLine(context, line.get());
     fitToTerminal(context, line.get(), result);
-    render(context.console, result);
+    render(context.console, line.get(), result);
     if (result.quit) break;
   }
   history_truncate_file(history.c_str(), 1000);

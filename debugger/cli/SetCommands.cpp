@@ -2,6 +2,7 @@
 
 #include <cctype>
 
+#include "debugger/cli/JsonOutput.hpp"
 #include "debugger/core/RankExpr.hpp"
 #include "mpidbg/Text.hpp"
 
@@ -9,10 +10,23 @@ namespace mpidbg::cli {
 
 namespace {
 
-CommandResult text(std::string out) {
+CommandResult text(std::string out, nlohmann::json data) {
   CommandResult result;
   result.text = std::move(out);
+  result.data = std::move(data);
   return result;
+}
+
+/// `focus` and `unfocus` results: {"focus":{"ranks","rank_list"}} or {"focus":null}.
+nlohmann::json focusJson(const core::Debugger& debugger) {
+  return {{"focus", debugger.focus ? rankSetJson(*debugger.focus) : nlohmann::json(nullptr)}};
+}
+
+/// `set` alone: {"sets":[{"name","ranks","rank_list"}]} by name.
+nlohmann::json namedSetsJson(const core::Debugger& debugger) {
+  nlohmann::json sets = nlohmann::json::array();
+  for (const auto& [name, set] : debugger.namedSets) sets.push_back(withRanks({{"name", name}}, set));
+  return {{"sets", std::move(sets)}};
 }
 
 std::string listNamedSets(const core::Debugger& debugger) {
@@ -35,7 +49,7 @@ std::string badName(std::string_view name) {
 
 CommandResult doSet(Context& ctx, std::string_view args) {
   args = trim(args);
-  if (args.empty()) return text(listNamedSets(ctx.debugger));
+  if (args.empty()) return text(listNamedSets(ctx.debugger), namedSetsJson(ctx.debugger));
   const auto eq = args.find('=');
   if (eq == std::string_view::npos)
     return CommandResult::failure("usage: set NAME = EXPR (e.g. set S = [0-3] | blocked); 'set' lists them");
@@ -47,7 +61,8 @@ CommandResult doSet(Context& ctx, std::string_view args) {
   auto value = ctx.debugger.ranks(expr, ctx.settings.blockedAfter);
   if (!value) return CommandResult::failure(value.error().message);
   ctx.debugger.namedSets[std::string(name)] = *value;
-  return text(std::string(name) + " = " + value->toString() + (value->empty() ? " (empty)" : "") + "\n");
+  return text(std::string(name) + " = " + value->toString() + (value->empty() ? " (empty)" : "") + "\n",
+              withRanks({{"name", name}}, *value));
 }
 
 CommandResult doUnset(Context& ctx, std::string_view args) {
@@ -55,14 +70,15 @@ CommandResult doUnset(Context& ctx, std::string_view args) {
   if (name.empty()) return CommandResult::failure("usage: unset NAME ('set' lists the named rank sets)");
   if (ctx.debugger.namedSets.erase(name) == 0)
     return CommandResult::failure("no rank set named '" + name + "' ('set' lists them)");
-  return text("Forgot " + name + ".\n");
+  return text("Forgot " + name + ".\n", {{"name", name}});
 }
 
 CommandResult doFocus(Context& ctx, std::string_view args) {
   args = trim(args);
   if (args.empty()) {
-    if (!ctx.debugger.focus) return text("No focus: commands without RANKS act on every rank.\n");
-    return text("Focus: " + ctx.debugger.focus->toString() + " (commands without RANKS act on these; 'unfocus' clears it)\n");
+    if (!ctx.debugger.focus) return text("No focus: commands without RANKS act on every rank.\n", focusJson(ctx.debugger));
+    return text("Focus: " + ctx.debugger.focus->toString() + " (commands without RANKS act on these; 'unfocus' clears it)\n",
+                focusJson(ctx.debugger));
   }
   if (!ctx.debugger.hasJob()) return CommandResult::failure("no job: it was killed or never started");
   auto value = ctx.debugger.ranks(args, ctx.settings.blockedAfter);
@@ -71,13 +87,14 @@ CommandResult doFocus(Context& ctx, std::string_view args) {
     return CommandResult::failure("the set is empty: '" + std::string(args) + "' names no rank; the focus is unchanged");
   if (*value == core::RankSet::all(ctx.debugger.job().size())) return doUnfocus(ctx, {});
   ctx.debugger.focus = *value;
-  return text("Focus: " + value->toString() + " (commands without RANKS act on these; 'unfocus' clears it)\n");
+  return text("Focus: " + value->toString() + " (commands without RANKS act on these; 'unfocus' clears it)\n",
+              focusJson(ctx.debugger));
 }
 
 CommandResult doUnfocus(Context& ctx, std::string_view args) {
   if (!trim(args).empty()) return CommandResult::failure("unfocus takes no arguments");
   ctx.debugger.focus.reset();
-  return text("No focus: commands without RANKS act on every rank.\n");
+  return text("No focus: commands without RANKS act on every rank.\n", focusJson(ctx.debugger));
 }
 
 Expected<core::RankSet> commandRanks(Context& ctx, std::string_view text) {

@@ -2,6 +2,7 @@
 
 #include <fstream>
 
+#include "debugger/cli/JsonOutput.hpp"
 #include "debugger/cli/SetCommands.hpp"
 #include "debugger/core/stacks/StackRender.hpp"
 #include "mpidbg/Text.hpp"
@@ -53,8 +54,11 @@ Expected<StackOptions> parseOptions(std::string_view args, bool forWhere) {
   return o;
 }
 
-/// Reads the stacks, builds the tree and remembers its classes.
-Expected<stacks::StackTree> mergedTree(Context& ctx, const StackOptions& o, std::string& notes) {
+/// Reads the stacks, builds the tree and remembers its classes. `notes` gets
+/// the lines about ranks read through gdb, `gdbReads` the same as
+/// [{"ranks","rank_list","why"}].
+Expected<stacks::StackTree> mergedTree(Context& ctx, const StackOptions& o, std::string& notes,
+                                       nlohmann::json& gdbReads) {
   if (!ctx.debugger.hasJob()) return fail("no job: it was killed or never started");
   auto ranks = commandRanks(ctx, o.ranks);
   if (!ranks) return std::unexpected(ranks.error());
@@ -65,7 +69,11 @@ Expected<stacks::StackTree> mergedTree(Context& ctx, const StackOptions& o, std:
   for (const auto& c : tree.equivalenceClasses()) ctx.debugger.equivalenceClasses.push_back(c.ranks);
   std::map<std::string, core::RankSet> byReason;
   for (const auto& [rank, why] : input.gdbReason) byReason[why].insert(rank);
-  for (const auto& [why, set] : byReason) notes += "read through gdb " + set.toString() + ": " + why + "\n";
+  gdbReads = nlohmann::json::array();
+  for (const auto& [why, set] : byReason) {
+    notes += "read through gdb " + set.toString() + ": " + why + "\n";
+    gdbReads.push_back(withRanks({{"why", why}}, set));
+  }
   return tree;
 }
 
@@ -75,9 +83,14 @@ CommandResult doWhere(Context& ctx, std::string_view args) {
   auto options = parseOptions(args, true);
   if (!options) return CommandResult::failure(options.error().message);
   std::string notes;
-  auto tree = mergedTree(ctx, *options, notes);
+  nlohmann::json gdbReads;
+  auto tree = mergedTree(ctx, *options, notes, gdbReads);
   if (!tree) return CommandResult::failure(tree.error().message);
   CommandResult result;
+  const nlohmann::json treeJson = stacks::stackTreeToJson(*tree);
+  result.data = treeJson;
+  result.data["read_through_gdb"] = gdbReads;
+  result.data["dot_file"] = options->dotFile.empty() ? nlohmann::json(nullptr) : nlohmann::json(options->dotFile);
   if (!options->dotFile.empty()) {
     std::ofstream out(options->dotFile);
     out << stacks::renderDot(*tree);
@@ -85,7 +98,7 @@ CommandResult doWhere(Context& ctx, std::string_view args) {
     if (!out) return CommandResult::failure("cannot write " + options->dotFile);
   }
   if (options->json) {
-    result.text = stacks::stackTreeToJson(*tree).dump() + "\n";
+    result.text = treeJson.dump() + "\n";
     return result;
   }
   result.text = (options->tree ? stacks::renderTree(*tree) : stacks::renderLeaves(*tree)) + notes;
@@ -97,10 +110,19 @@ CommandResult doEquiv(Context& ctx, std::string_view args) {
   auto options = parseOptions(args, false);
   if (!options) return CommandResult::failure(options.error().message);
   std::string notes;
-  auto tree = mergedTree(ctx, *options, notes);
+  nlohmann::json gdbReads;
+  auto tree = mergedTree(ctx, *options, notes, gdbReads);
   if (!tree) return CommandResult::failure(tree.error().message);
   CommandResult result;
   result.text = stacks::renderClasses(*tree) + notes;
+  nlohmann::json treeJson = stacks::stackTreeToJson(*tree);
+  int number = 1;
+  for (auto& cls : treeJson["classes"]) cls["number"] = number++;
+  result.data = {{"key", treeJson["key"]},
+                 {"classes", treeJson["classes"]},
+                 {"failures", treeJson["failures"]},
+                 {"warnings", treeJson["warnings"]},
+                 {"read_through_gdb", gdbReads}};
   if (!ctx.debugger.equivalenceClasses.empty())
     result.text += "Use a class as a rank set with $equiv[N], e.g. gdb $equiv[1] bt\n";
   return result;

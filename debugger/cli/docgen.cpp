@@ -245,6 +245,10 @@ void printMan(std::ostream& out) {
        "hang, kill the job and exit 124."},
       {"--report FILE",
        "With --hang-timeout: write the hang report as JSON to FILE and as text to FILE with .txt."},
+      {"--json",
+       "Print every command's result as one JSON object per line on standard output, and events as JSON "
+       "lines too; the job's own output goes to standard error. The format is docs/json-schema.md "
+       "(schema mpidbg/1)."},
       {"--version", "Print the version and exit."},
       {"-h, --help", "Print the options and exit."},
   };
@@ -308,7 +312,7 @@ void printMan(std::ostream& out) {
       << "\n";
   code(kExitUsage,
        "Usage error: bad option, no launcher command, unreadable -x file, --report without --hang-timeout, "
-       "--hang-timeout with -ex or -x.");
+       "--hang-timeout with -ex, -x or --json.");
   code(kExitCommandFailed,
        "A command failed in batch mode (unknown command, bad rank set, gdb could not attach, ...); "
        "for mpidbg core, a core file could not be read.");
@@ -326,6 +330,7 @@ void printMan(std::ostream& out) {
       << roff("mpidbg -- mpiexec -n 4 ./app") << "\n"
       << roff("mpidbg -ex run -ex 'wait 30' -ex status -ex kill -- mpiexec -n 4 ./app") << "\n"
       << roff("mpidbg --hang-timeout 60 --report hang.json -- mpiexec -n 4 ./app") << "\n"
+      << roff("mpidbg --json -ex run -ex 'wait 30' -ex hang -- mpiexec -n 4 ./app") << "\n"
       << roff("mpidbg core --mqs core.1234 core.1235") << "\n"
       << ".fi\n"
          ".SH SEE ALSO\n"

@@ -7,14 +7,17 @@
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 
 #include "debugger/cli/Commands.hpp"
 #include "debugger/cli/ExitCodes.hpp"
 #include "debugger/cli/HangTriage.hpp"
+#include "debugger/cli/JsonOutput.hpp"
 #include "debugger/cli/Repl.hpp"
 #include "debugger/core/HangReport.hpp"
 #include "debugger/core/mqs/QueueSources.hpp"
@@ -145,6 +148,7 @@ int main(int argc, char** argv) {
                "  e.g. mpidbg -- mpiexec -n 4 ./app\n"
                "       mpidbg -ex run -ex 'wait 30' -ex status -ex kill -- mpiexec -n 4 ./app\n"
                "       mpidbg --hang-timeout 60 --report hang.json -- mpiexec -n 4 ./app   (CI: report a hang)\n"
+               "       mpidbg --json -x cmds.txt -- mpiexec -n 4 ./app   (one JSON object per command)\n"
                "       mpidbg core --mqs core.1234 core.1235 ...   (queues and hang verdict from core files)\n\n"
                "Without -ex/-x, commands come from the prompt (a terminal) or from stdin.\n"
                "Type 'help' at the prompt for the commands.",
@@ -155,6 +159,7 @@ int main(int argc, char** argv) {
   bool noStopAtInit = false;
   bool plainCcs = false;
   bool direct = false;
+  bool json = false;
   std::size_t fanOut = 4;
   long blockedAfterMs = 1000;
   double registerTimeout = 60;
@@ -190,6 +195,9 @@ int main(int argc, char** argv) {
   app.add_option("--report", triage.reportPath,
                  "With --hang-timeout: write the hang report as JSON to FILE and as text to FILE with .txt")
       ->type_name("FILE");
+  app.add_flag("--json", json,
+               "Print each command's result as one JSON object per line on stdout, events too "
+               "(docs/json-schema.md, schema mpidbg/1); the job's own output goes to stderr");
   app.set_version_flag("--version", "mpidbg 0.1.0");
   app.footer("Commands: 'help' at the prompt, docs/command-reference.md, or man mpidbg (after cmake --install).");
   try {
@@ -206,6 +214,10 @@ int main(int argc, char** argv) {
   triage.argv = launcherArgv;
   if (auto checked = cli::checkHangTriageOptions(triage, !exCommands.empty() || !scriptFiles.empty()); !checked) {
     std::cerr << "error: " << checked.error().message << "\n";
+    return cli::kExitUsage;
+  }
+  if (json && triage.enabled()) {
+    std::cerr << "error: --json is for commands; --hang-timeout writes its JSON report with --report FILE\n";
     return cli::kExitUsage;
   }
 
@@ -228,6 +240,20 @@ int main(int argc, char** argv) {
   cli::installSignalHandlers();
   installTerminationHandlers();
   cli::Console console;
+  // --json: stdout carries the JSON lines alone; whatever else would go there
+  // (the job's own output, which the launcher inherits, readline's prompt)
+  // goes to stderr.
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> jsonOut(nullptr, &std::fclose);
+  if (json) {
+    std::fflush(stdout);
+    const int fd = ::dup(STDOUT_FILENO);
+    if (fd >= 0 && ::dup2(STDERR_FILENO, STDOUT_FILENO) >= 0) jsonOut.reset(::fdopen(fd, "w"));
+    if (!jsonOut) {
+      std::cerr << "error: --json: cannot set up stdout: " << std::strerror(errno) << "\n";
+      return cli::kExitUsage;
+    }
+    console.setJson(jsonOut.get());
+  }
   core::Debugger debugger([&console](const std::string& line) { console.notice(line); });
   debugger.gdb().gdbPath = gdbPath;
   debugger.gdb().commandTimeout = std::chrono::milliseconds(static_cast<long long>(gdbTimeout * 1000));
@@ -255,9 +281,14 @@ int main(int argc, char** argv) {
     return cli::kExitLaunchFailed;
   }
   const int size = debugger.job().size();
-  console.print("Job started: " + std::to_string(size) + (size == 1 ? " rank" : " ranks") + ", " +
-                (launch.stopAtInit ? "frozen at the end of MPI_Init ('run' lets them go)."
-                                   : "running."));
+  const std::string started = "Job started: " + std::to_string(size) + (size == 1 ? " rank" : " ranks") + ", " +
+                              (launch.stopAtInit ? "frozen at the end of MPI_Init ('run' lets them go)." : "running.");
+  if (console.json())
+    console.print(cli::jsonLine(cli::sessionEventJson(
+        "started", started,
+        cli::withRanks({{"size", size}, {"frozen", launch.stopAtInit}}, core::RankSet::all(size)))));
+  else
+    console.print(started);
   if (triage.enabled()) return cli::runHangTriage(debugger, console, triage);
 
   cli::Context context{debugger, console, {}};
@@ -270,7 +301,8 @@ int main(int argc, char** argv) {
   if (debugger.hasJob()) {
     if (debugger.jobAlive()) {
       debugger.kill();
-      if (batch) console.print("The job was still running at the end of the commands; killed it.");
+      const std::string killed = "The job was still running at the end of the commands; killed it.";
+      if (batch) console.print(console.json() ? cli::jsonLine(cli::sessionEventJson("killed", killed)) : killed);
     } else if (auto status = debugger.launcherStatus(); status && ok && !context.killedByUser) {
       exitCode = status->signaled ? 128 + status->signal : status->code;
     }

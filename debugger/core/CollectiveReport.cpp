@@ -40,85 +40,177 @@ std::string doingInstead(const Communicator& comm, const proto::CommState& state
   return "is " + describeRankState(*view, blockedAfter);
 }
 
-}  // namespace
+/// Ranks of one communicator with the same count of one collective class
+/// and, for those not inside it, the same thing done instead.
+struct MemberGroup {
+  RankSet ranks;
+  std::uint64_t calls = 0;  ///< inside: the call number; others: calls made
+  std::string doing;        ///< others: "is blocked in MPI_Recv(...)"; inside: empty
+};
 
-std::string renderCollectives(const std::vector<RankView>& views,
-                              const std::map<int, std::vector<proto::CommState>>& states,
-                              std::chrono::milliseconds blockedAfter) {
+/// One collective class some member is inside.
+struct ClassReport {
+  std::string collective;  ///< "MPI_Allreduce"
+  std::vector<MemberGroup> inside, others;
+};
+
+/// One communicator with a collective in progress.
+struct CommReport {
+  const Communicator* comm = nullptr;
+  std::vector<ClassReport> classes;
+  int unreported = 0;  ///< members that did not report
+  RankSet silent;      ///< which ones, known for MPI_COMM_WORLD only
+};
+
+/// The report's content, rendered as text or JSON.
+struct Analysis {
+  std::map<CommKey, Communicator> comms;
+  std::vector<CommReport> busy;  ///< communicators with a collective in progress
+  int quiet = 0;                 ///< communicators (size 2 or more) without one
+};
+
+Analysis analyze(const std::vector<RankView>& views,
+                 const std::map<int, std::vector<proto::CommState>>& states,
+                 std::chrono::milliseconds blockedAfter) {
   std::map<int, const RankView*> viewByRank;
   for (const auto& v : views) viewByRank[v.info.rank] = &v;
 
-  std::map<CommKey, Communicator> comms;
+  Analysis a;
   for (const auto& [rank, list] : states) {
     for (const auto& s : list) {
       if (s.size <= 1) continue;
-      auto& comm = comms[CommKey{s.rootWorldRank, s.handle, s.size}];
+      auto& comm = a.comms[CommKey{s.rootWorldRank, s.handle, s.size}];
       comm.name = s.name;
       comm.handle = s.handle;
       comm.size = s.size;
       comm.members[rank] = s;
     }
   }
-
-  std::string out;
-  int quiet = 0;
-  for (const auto& [key, comm] : comms) {
-    std::string body;
+  for (const auto& [key, comm] : a.comms) {
+    CommReport report;
+    report.comm = &comm;
     for (std::size_t c = 0; c < proto::kCollClassCount; ++c) {
       const std::string cname(proto::collName(static_cast<proto::CollClass>(c)));
+      // Grouped by the text each rank's line would have, so equal counts and
+      // equal doings go together.
       std::map<int, std::string> inside, others;
+      std::map<int, std::string> doing;
       for (const auto& [rank, s] : comm.members) {
         if (s.active[c]) {
-          inside[rank] = "in call " + std::to_string(s.counts[c]) + " to " + cname;
+          inside[rank] = "in call " + std::to_string(s.counts[c]);
         } else {
           const auto it = viewByRank.find(rank);
-          others[rank] = "has made " + calls(s.counts[c]) + " to " + cname + " and " +
-                         doingInstead(comm, s, it == viewByRank.end() ? nullptr : it->second,
-                                      blockedAfter);
+          doing[rank] =
+              doingInstead(comm, s, it == viewByRank.end() ? nullptr : it->second, blockedAfter);
+          others[rank] = calls(s.counts[c]) + " and " + doing[rank];
         }
       }
       if (inside.empty()) continue;
+      ClassReport cls{cname, {}, {}};
       for (const auto& g : groupByText(inside))
-        body += "  " + (g.ranks.size() == 1 ? "Rank " + std::to_string(g.ranks.first()) + " is "
-                                             : "Ranks " + g.ranks.toString() + " are ") +
-                g.text + ".\n";
-      for (const auto& g : groupByText(others)) {
-        // The texts are written for one rank ("has made ... and is ..."):
-        // several ranks "have made ... and are ...".
-        std::string text = g.text;
-        if (g.ranks.size() > 1) {
-          if (text.starts_with("has ")) text.replace(0, 3, "have");
-          if (const std::size_t is = text.find(" and is "); is != std::string::npos) text.replace(is, 8, " and are ");
-        }
-        body += "  " + (g.ranks.size() == 1 ? "Rank " + std::to_string(g.ranks.first())
-                                             : "Ranks " + g.ranks.toString()) +
-                " " + text + ".\n";
-      }
+        cls.inside.push_back({g.ranks, comm.members.at(g.ranks.first()).counts[c], {}});
+      for (const auto& g : groupByText(others))
+        cls.others.push_back(
+            {g.ranks, comm.members.at(g.ranks.first()).counts[c], doing.at(g.ranks.first())});
+      report.classes.push_back(std::move(cls));
     }
-    if (body.empty()) {
-      ++quiet;
+    if (report.classes.empty()) {
+      ++a.quiet;
       continue;
     }
-    out += "Communicator " + comm.name + " (handle " + hex(comm.handle) + ", size " +
-           std::to_string(comm.size) + "):\n" + body;
-    if (static_cast<std::int32_t>(comm.members.size()) < comm.size) {
-      RankSet silent;
-      if (comm.name == "MPI_COMM_WORLD")
-        for (int r = 0; r < comm.size; ++r)
-          if (!comm.members.count(r)) silent.insert(r);
-      out += "  " + std::to_string(comm.size - static_cast<int>(comm.members.size())) + " of " +
-             std::to_string(comm.size) + " members did not report" +
-             (silent.empty() ? std::string() : " (" + describeRanks(silent) + ")") + ".\n";
-    }
+    report.unreported = comm.size - static_cast<int>(comm.members.size());
+    if (report.unreported > 0 && comm.name == "MPI_COMM_WORLD")
+      for (int r = 0; r < comm.size; ++r)
+        if (!comm.members.count(r)) report.silent.insert(r);
+    a.busy.push_back(std::move(report));
   }
-  if (comms.empty() || quiet == static_cast<int>(comms.size())) {
+  return a;
+}
+
+}  // namespace
+
+std::string renderCollectives(const std::vector<RankView>& views,
+                              const std::map<int, std::vector<proto::CommState>>& states,
+                              std::chrono::milliseconds blockedAfter) {
+  const Analysis a = analyze(views, states, blockedAfter);
+  std::string out;
+  for (const auto& report : a.busy) {
+    const Communicator& comm = *report.comm;
+    out += "Communicator " + comm.name + " (handle " + hex(comm.handle) + ", size " +
+           std::to_string(comm.size) + "):\n";
+    for (const auto& cls : report.classes) {
+      for (const auto& g : cls.inside)
+        out += "  " +
+               (g.ranks.size() == 1 ? "Rank " + std::to_string(g.ranks.first()) + " is "
+                                    : "Ranks " + g.ranks.toString() + " are ") +
+               "in call " + std::to_string(g.calls) + " to " + cls.collective + ".\n";
+      for (const auto& g : cls.others) {
+        // The texts are written for one rank ("has made ... and is ..."):
+        // several ranks "have made ... and are ...".
+        std::string text =
+            "has made " + calls(g.calls) + " to " + cls.collective + " and " + g.doing;
+        if (g.ranks.size() > 1) {
+          if (text.starts_with("has ")) text.replace(0, 3, "have");
+          if (const std::size_t is = text.find(" and is "); is != std::string::npos)
+            text.replace(is, 8, " and are ");
+        }
+        out += "  " +
+               (g.ranks.size() == 1 ? "Rank " + std::to_string(g.ranks.first())
+                                    : "Ranks " + g.ranks.toString()) +
+               " " + text + ".\n";
+      }
+    }
+    if (report.unreported > 0)
+      out += "  " + std::to_string(report.unreported) + " of " + std::to_string(comm.size) +
+             " members did not report" +
+             (report.silent.empty() ? std::string() : " (" + describeRanks(report.silent) + ")") +
+             ".\n";
+  }
+  if (a.busy.empty()) {
     out += "No collective is in progress on any communicator";
     out += states.empty() ? " (no rank answered).\n" : ".\n";
-  } else if (quiet > 0) {
-    out += std::to_string(quiet) + " other communicator" + (quiet == 1 ? " has" : "s have") +
+  } else if (a.quiet > 0) {
+    out += std::to_string(a.quiet) + " other communicator" + (a.quiet == 1 ? " has" : "s have") +
            " no collective in progress.\n";
   }
   return out;
+}
+
+nlohmann::json collectivesToJson(const std::vector<RankView>& views,
+                                 const std::map<int, std::vector<proto::CommState>>& states,
+                                 std::chrono::milliseconds blockedAfter) {
+  const Analysis a = analyze(views, states, blockedAfter);
+  const auto group = [](const MemberGroup& g, nlohmann::json j) {
+    j["ranks"] = g.ranks.toString();
+    j["rank_list"] = g.ranks.toVector();
+    return j;
+  };
+  nlohmann::json comms = nlohmann::json::array();
+  for (const auto& report : a.busy) {
+    nlohmann::json classes = nlohmann::json::array();
+    for (const auto& cls : report.classes) {
+      nlohmann::json inside = nlohmann::json::array(), others = nlohmann::json::array();
+      for (const auto& g : cls.inside) inside.push_back(group(g, {{"call", g.calls}}));
+      for (const auto& g : cls.others)
+        others.push_back(
+            group(g, {{"calls", g.calls},
+                      {"doing", g.doing.starts_with("is ") ? g.doing.substr(3) : g.doing}}));
+      classes.push_back({{"collective", cls.collective},
+                         {"inside", std::move(inside)},
+                         {"others", std::move(others)}});
+    }
+    comms.push_back({{"name", report.comm->name},
+                     {"handle", hex(report.comm->handle)},
+                     {"size", report.comm->size},
+                     {"collectives", std::move(classes)},
+                     {"unreported",
+                      {{"count", report.unreported},
+                       {"ranks", report.silent.toString()},
+                       {"rank_list", report.silent.toVector()}}}});
+  }
+  return {{"communicators", std::move(comms)},
+          {"idle_communicators", a.quiet},
+          {"answered", !states.empty()}};
 }
 
 }  // namespace mpidbg::core

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "ccs/RankProtocol.hpp"
 #include "debugger/core/StatusReport.hpp"
 
@@ -25,5 +27,17 @@ namespace mpidbg::core {
 std::string renderCollectives(const std::vector<RankView>& views,
                               const std::map<int, std::vector<ccs::proto::CommState>>& states,
                               std::chrono::milliseconds blockedAfter);
+
+/// The same report as JSON (the `collectives` result of docs/json-schema.md):
+/// {"communicators":[{"name","handle":"0x44000000","size",
+///   "collectives":[{"collective":"MPI_Allreduce",
+///     "inside":[{"ranks":"[0-1,3]","rank_list":[0,1,3],"call":1}],
+///     "others":[{"ranks","rank_list","calls":0,"doing":"blocked in MPI_Recv(...)"}]}],
+///   "unreported":{"count":0,"ranks":"[]","rank_list":[]}}],
+///  "idle_communicators":N, "answered":bool}. Groups and their order are the
+/// text's; "unreported" ranks are known for MPI_COMM_WORLD only.
+nlohmann::json collectivesToJson(const std::vector<RankView>& views,
+                                 const std::map<int, std::vector<ccs::proto::CommState>>& states,
+                                 std::chrono::milliseconds blockedAfter);
 
 }  // namespace mpidbg::core

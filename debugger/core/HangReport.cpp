@@ -572,7 +572,8 @@ nlohmann::json hangToJson(const HangVerdict& v) {
   j["suggested"] = v.suggested.toVector();
   j["no_hang"] = v.noHang;
   j["sources"] = nlohmann::json::array();
-  for (const auto& g : groupByText(v.sources)) j["sources"].push_back({{"ranks", g.ranks.toString()}, {"source", g.text}});
+  for (const auto& g : groupByText(v.sources))
+    j["sources"].push_back({{"ranks", g.ranks.toString()}, {"rank_list", g.ranks.toVector()}, {"source", g.text}});
   return j;
 }
 

@@ -77,7 +77,9 @@ std::string renderHang(const HangVerdict& verdict);
 /// The verdict as JSON: {"version":1, "states":[{"ranks":"[0-1]","state":..}],
 /// "mismatches":[..], "edges":[{"from":0,"to":2,"why":..,"any_source":false}],
 /// "cycles":[[0,2]], "culprits":[{"rank":7,"doing":..}], "suggested":[0,2],
-/// "no_hang":false}. Documented in docs/commands.md ("hang").
+/// "no_hang":false, "sources":[{"ranks":"[0-3]","rank_list":[0,1,2,3],"source":"ccs"}]};
+/// states carry "rank_list" beside "ranks" too. Documented in docs/commands.md
+/// ("hang") and docs/json-schema.md ("hang").
 nlohmann::json hangToJson(const HangVerdict& verdict);
 
 /// Pending operations of every rank, grouped by identical text across ranks:

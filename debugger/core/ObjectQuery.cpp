@@ -194,13 +194,19 @@ std::optional<double> numberOf(std::string_view text) {
   return value;
 }
 
-nlohmann::json rankSetJson(const RankSet& set) { return set.toString(); }
+/// `object` with the rank-set fields of every --json result (docs/json-schema.md):
+/// "ranks" (RankSet::toString) and "rank_list" (increasing ranks).
+nlohmann::json withRanks(nlohmann::json object, const RankSet& set) {
+  object["ranks"] = set.toString();
+  object["rank_list"] = set.toVector();
+  return object;
+}
 
 nlohmann::json failedJson(const std::map<int, std::string>& failed) {
   nlohmann::json out = nlohmann::json::array();
   std::map<std::string, RankSet> byWhy;
   for (const auto& [rank, why] : failed) byWhy[why].insert(rank);
-  for (const auto& [why, ranks] : byWhy) out.push_back({{"ranks", rankSetJson(ranks)}, {"error", why}});
+  for (const auto& [why, ranks] : byWhy) out.push_back(withRanks({{"error", why}}, ranks));
   return out;
 }
 
@@ -390,15 +396,15 @@ nlohmann::json objectReportToJson(const ObjectReport& report) {
   nlohmann::json fields = nlohmann::json::array();
   for (const auto& field : report.fields) {
     nlohmann::json values = nlohmann::json::array();
-    for (const auto& [value, ranks] : field.values) values.push_back({{"value", value}, {"ranks", rankSetJson(ranks)}});
+    for (const auto& [value, ranks] : field.values) values.push_back(withRanks({{"value", value}}, ranks));
     fields.push_back({{"path", field.path}, {"values", values}});
   }
   return {{"target", report.target},
-          {"answered", rankSetJson(report.answered)},
+          {"answered", withRanks(nlohmann::json::object(), report.answered)},
           {"fields", fields},
           {"omitted", report.omitted},
           {"failed", failedJson(report.failed)},
-          {"running", rankSetJson(report.running)}};
+          {"running", withRanks(nlohmann::json::object(), report.running)}};
 }
 
 ListsReport listLists(Debugger& debugger, const RankSet& ranks) {
@@ -459,8 +465,8 @@ nlohmann::json listsReportToJson(const ListsReport& report) {
   for (const auto& row : report.rows) {
     nlohmann::json lengths = nlohmann::json::array();
     for (const auto& [length, ranks] : row.lengths)
-      lengths.push_back({{"length", std::stoll(length)}, {"ranks", rankSetJson(ranks)}});
-    rows.push_back({{"name", row.name}, {"kind", row.kind}, {"ranks", rankSetJson(row.ranks)}, {"lengths", lengths}});
+      lengths.push_back(withRanks({{"length", std::stoll(length)}}, ranks));
+    rows.push_back(withRanks({{"name", row.name}, {"kind", row.kind}, {"lengths", lengths}}, row.ranks));
   }
   return {{"lists", rows}, {"failed", failedJson(report.failed)}};
 }

@@ -80,7 +80,9 @@ ObjectReport printObject(Debugger& debugger, const RankSet& ranks, std::string_v
 /// answering rank agrees, else `grid.nx = 128 on [0-62]; 127 on [63]`; then
 /// one line per failed rank group and a best-effort note for running ranks.
 std::string renderObjectReport(const ObjectReport& report);
-/// The report as JSON (docs/json-schema.md, "print").
+/// The report as JSON (docs/json-schema.md, "print"): target, answered
+/// {ranks, rank_list}, fields [{path, values [{value, ranks, rank_list}]}],
+/// omitted, failed [{error, ranks, rank_list}], running {ranks, rank_list}.
 nlohmann::json objectReportToJson(const ObjectReport& report);
 
 /// One row of `lists`: a list some ranks offer.
@@ -101,7 +103,8 @@ struct ListsReport {
 ListsReport listLists(Debugger& debugger, const RankSet& ranks);
 /// `lists` as text: name, kind, ranks, and lengths.
 std::string renderListsReport(const ListsReport& report);
-/// `lists` as JSON (docs/json-schema.md, "lists").
+/// `lists` as JSON (docs/json-schema.md, "lists"): lists [{name, kind,
+/// ranks, rank_list, lengths [{length, ranks, rank_list}]}], failed.
 nlohmann::json listsReportToJson(const ListsReport& report);
 
 /// True when `value` OP `literal` holds: numerically when both are numbers

@@ -77,6 +77,7 @@ nlohmann::json nodeJson(const StackNode& node) {
           {"line", node.frame.line},
           {"inlined", node.frame.inlined},
           {"ranks", node.ranks.toString()},
+          {"rank_list", node.ranks.toVector()},
           {"rank_count", node.ranks.size()},
           {"threads", node.threads},
           {"ended", node.endRanks.toString()},
@@ -128,10 +129,12 @@ nlohmann::json stackTreeToJson(const StackTree& tree) {
   j["classes"] = nlohmann::json::array();
   for (const auto& cls : tree.equivalenceClasses())
     j["classes"].push_back(
-        {{"ranks", cls.ranks.toString()}, {"rank_count", cls.ranks.size()}, {"paths", cls.paths}});
+        {{"ranks", cls.ranks.toString()}, {"rank_list", cls.ranks.toVector()}, {"rank_count", cls.ranks.size()},
+         {"paths", cls.paths}});
   j["failures"] = nlohmann::json::array();
   for (const auto& failure : tree.failures())
-    j["failures"].push_back({{"ranks", failure.ranks.toString()}, {"reason", failure.reason}});
+    j["failures"].push_back(
+        {{"ranks", failure.ranks.toString()}, {"rank_list", failure.ranks.toVector()}, {"reason", failure.reason}});
   j["warnings"] = tree.warnings();
   return j;
 }

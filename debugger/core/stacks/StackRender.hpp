@@ -51,9 +51,10 @@ std::string renderDot(const StackTree& tree);
 /// The tree and its classes as JSON:
 /// {"version":1, "key":"function"|"full",
 ///  "tree":[{"label","function","file","line","inlined","ranks":"[0-62]",
-///           "rank_count":63,"threads":63,"ended":"[]","children":[...]}],
-///  "classes":[{"ranks":"[0-62]","rank_count":63,"paths":[["main","solve"]]}],
-///  "failures":[{"ranks":"[5]","reason":"..."}], "warnings":["..."]}.
+///           "rank_list":[0,..,62],"rank_count":63,"threads":63,"ended":"[]",
+///           "children":[...]}],
+///  "classes":[{"ranks":"[0-62]","rank_list":[..],"rank_count":63,"paths":[["main","solve"]]}],
+///  "failures":[{"ranks":"[5]","rank_list":[5],"reason":"..."}], "warnings":["..."]}.
 /// "file" is empty and "line" 0 when unknown.
 nlohmann::json stackTreeToJson(const StackTree& tree);
 

@@ -49,8 +49,10 @@ probes[1].col = 64" ] &&
 }
 
 case_pup_running_ranks_are_marked_best_effort() {
-  # No breakpoint: the ranks are running (sleeping between steps) when read.
-  run_mpidbg 150 -ex run -ex 'print grid.ny' -ex 'print [0] mpi/pending' -ex 'print [0] mpidbg/entries' -ex kill \
+  # Stopped at the second step (so the entry point is registered), then
+  # continued: the ranks are running (sleeping between steps) when read.
+  run_mpidbg 150 -ex 'break entry heat2d::step #2' -ex run -ex 'wait 30' -ex 'delete 1' -ex c \
+    -ex 'print grid.ny' -ex 'print [0] mpi/pending' -ex 'print [0] mpidbg/entries' -ex kill \
     -- "$mpiexec" -n 2 "$examples/heat2d" 400 20
   check_rc 0 &&
   check_contains "$out" "grid.ny = 8" "print grid.ny" &&

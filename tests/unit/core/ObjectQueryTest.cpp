@@ -89,7 +89,10 @@ TEST_CASE("fields merge as majority plus exceptions", "[core][objects]") {
   const auto json = objectReportToJson(report);
   CHECK(json["fields"][0]["path"] == "grid.nx");
   CHECK(json["fields"][0]["values"][1]["ranks"] == "[63]");
+  CHECK(json["fields"][0]["values"][1]["rank_list"] == nlohmann::json::array({63}));
   CHECK(json["failed"][0]["ranks"] == "[70]");
+  CHECK(json["failed"][0]["error"] == "rank 70 has not registered");
+  CHECK(json["running"]["rank_list"] == nlohmann::json::array({2, 3}));
 }
 
 TEST_CASE("runs of equal array elements are joined", "[core][objects]") {
