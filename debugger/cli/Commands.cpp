@@ -444,7 +444,7 @@ const std::vector<Command>& commandTable() {
        "  grid                object  [0-3]\n"
        "  particles           list    [0-3]  100 items on [0-2]; 99 items on [3]",
        doLists},
-      {"print", {"p"}, "print [RANKS] NAME[.FIELD|[I]|[A:B]]...", "Print an object's fields, merged across ranks",
+      {"print", {"p"}, "print [RANKS] LIST[.FIELD|[I]|[A:B]]...", "Print an object's fields, merged across ranks",
        "Reads a watched object or list from each rank (its PUP routine gives field names)\n"
        "and prints one line per field: the value when all ranks agree, else the majority\n"
        "first, then the exceptions. NAME[I] is item I of a list, NAME[A:B] items A..B-1;\n"

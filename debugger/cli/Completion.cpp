@@ -278,7 +278,7 @@ Completion complete(std::string_view line, std::size_t cursor, const CompletionC
         else if (isFileArg(item) && ctx.paths) {
           auto paths = ctx.paths(word);
           found.insert(found.end(), paths.begin(), paths.end());
-        } else if ((item == "LIST" || item == "FIELD") && ctx.objectWords) {
+        } else if ((item.starts_with("LIST") || item == "FIELD") && ctx.objectWords) {
           auto more = ctx.objectWords(cmd->name, word);
           found.insert(found.end(), more.begin(), more.end());
         }

@@ -33,9 +33,9 @@ struct CompletionContext {
   /// Lists the paths that start with `prefix` (directories with a trailing
   /// '/'), for FILE arguments such as `where --dot FILE`. Unset: nothing.
   std::function<std::vector<std::string>(std::string_view prefix)> paths;
-  /// EXTENSION POINT (issue 8): PUP list paths and object fields. Called with
-  /// the command's name and the word being completed when the command has a
-  /// LIST or FIELD placeholder in its syntax. Unset: nothing.
+  /// PUP list names and object fields (`print LIST...`). Called with the
+  /// command's name and the word being completed when the command's syntax
+  /// has a placeholder starting with LIST, or FIELD. Unset: nothing.
   std::function<std::vector<std::string>(std::string_view command, std::string_view word)> objectWords;
 };
 

@@ -10,6 +10,7 @@
 
 #include "debugger/cli/Completion.hpp"
 #include "debugger/cli/JsonOutput.hpp"
+#include "debugger/core/ObjectQuery.hpp"
 #include "debugger/cli/SetCommands.hpp"
 #include "debugger/core/RankExpr.hpp"
 #include "mpidbg/Text.hpp"
@@ -34,7 +35,11 @@ CompletionContext completionContext(Context& ctx) {
                      core::LiveState::Exited, core::LiveState::Held})
     cc.rankSetWords.emplace_back(core::liveStateName(state));
   for (const auto& [name, ranks] : ctx.debugger.namedSets) cc.namedSets.push_back(name);
-  // EXTENSION POINT (issue 8): PUP list paths and object fields go into cc.objectWords.
+  // print targets: list names, then object fields and items (one rank asked per Tab).
+  core::Debugger* debugger = &ctx.debugger;
+  cc.objectWords = [debugger](std::string_view, std::string_view word) {
+    return debugger->hasJob() ? core::objectCompletions(*debugger, word) : std::vector<std::string>{};
+  };
   return cc;
 }
 

@@ -471,6 +471,39 @@ nlohmann::json listsReportToJson(const ListsReport& report) {
   return {{"lists", rows}, {"failed", failedJson(report.failed)}};
 }
 
+std::vector<std::string> objectCompletions(Debugger& debugger, std::string_view word) {
+  std::vector<std::string> out;
+  // The lowest live rank answers for everyone: completion must be quick.
+  RankSet one;
+  for (const auto& info : debugger.job().snapshot())
+    if (info.reachable()) {
+      one.insert(info.rank);
+      break;
+    }
+  if (one.empty()) return out;
+  const std::size_t nameEnd = word.find_first_of(".[");
+  if (nameEnd == std::string_view::npos) {
+    for (auto& [rank, directory] : readDirectory(debugger, one))
+      if (directory)
+        for (const auto& [name, entry] : *directory) out.push_back(name);
+    return out;
+  }
+  auto target = parseObjectTarget(word.substr(0, nameEnd));
+  if (!target) return out;
+  ObjectTarget all = *target;
+  RankValues read = readValues(debugger, one, all);
+  for (const auto& [rank, pairs] : read.byRank) {
+    for (const auto& [path, value] : pairs) {
+      if (!path.starts_with(word)) continue;
+      // Up to the next separator after what was typed: a field, or an
+      // index with its '[' so the next Tab goes on.
+      const std::size_t next = path.find_first_of(".[", word.size() + 1);
+      out.push_back(next == std::string::npos ? path : path.substr(0, next + (path[next] == '[' ? 1 : 0)));
+    }
+  }
+  return out;
+}
+
 bool conditionHolds(std::string_view value, std::string_view op, std::string_view literal) {
   if (literal.size() >= 2 && literal.front() == '"' && literal.back() == '"') literal = literal.substr(1, literal.size() - 2);
   int order = 0;

@@ -107,6 +107,12 @@ std::string renderListsReport(const ListsReport& report);
 /// ranks, rank_list, lengths [{length, ranks, rank_list}]}], failed.
 nlohmann::json listsReportToJson(const ListsReport& report);
 
+/// Tab completion of `word` as a print target: list names (from the
+/// mpidbg/lists of the lowest answering rank) while `word` is a bare name,
+/// else the paths one step below what `word` names, read from that rank
+/// (`grid.` -> `grid.nx`, `grid.cells[`, ...). Empty when no rank answers.
+std::vector<std::string> objectCompletions(Debugger& debugger, std::string_view word);
+
 /// True when `value` OP `literal` holds: numerically when both are numbers
 /// (ints, floats, true/false as 1/0), else as strings (a "quoted" literal
 /// has its quotes removed). OP is one of == != < <= > >=.

@@ -152,3 +152,31 @@ case_interactive_colours_only_on_a_tty_without_no_color() {
   check_not_contains "$out" "$esc" "stdout that is not a terminal" &&
   check_not_contains "$err" "$esc" "stderr that is not a terminal"
 }
+
+case_interactive_completion_of_print_targets_from_the_ranks() {
+  command -v tmux >/dev/null || { echo "    tmux is not installed"; return 1; }
+  local s=pupcomp home="$work/home-pupcomp" ok=1
+  ikill
+  istart $s "$home" "" -- "$mpiexec" -n 2 "$examples/heat2d" 5 "2>$work/err"
+  {
+    iwait $s "Job started: 2 ranks" 1 1200 &&
+    # The watches are registered after MPI_Init: stop at the first step.
+    itmux send-keys -t $s 'break entry heat2d::step' Enter && iwait $s "Breakpoint 1:" &&
+    itmux send-keys -t $s 'run' Enter && itmux send-keys -t $s 'wait 30' Enter && iwait $s "(after " &&
+    # A list name, asked of the ranks (mpidbg/lists) ...
+    itmux send-keys -t $s 'print gr' Tab && iexpect_line $s "(mpidbg) print grid" &&
+    # ... a field of the object, read from a rank ...
+    itmux send-keys -t $s C-u 'print grid.first' Tab && iexpect_line $s "(mpidbg) print grid.first_row" &&
+    itmux send-keys -t $s Enter && iwait $s "grid.first_row = 0 on [0]; 8 on [1]" &&
+    # ... and an array field stops at its '[' for the index.
+    itmux send-keys -t $s 'print grid.cel' Tab && iexpect_line $s "(mpidbg) print grid.cells[" &&
+    itmux send-keys -t $s C-u 'kill' Enter && iwait $s "Killed the job." &&
+    itmux send-keys -t $s C-d
+  } || { ok=0; istop $s; }
+  local exit_status
+  exit_status="$(iexited $s)"
+  out="$(ipane $s)"; err="$(cat "$work/err" 2>/dev/null)"
+  ikill
+  [ $ok -eq 1 ] || return 1
+  check_contains "$exit_status" "MPIDBG-EXIT=0" "exit status"
+}

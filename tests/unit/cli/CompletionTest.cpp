@@ -267,3 +267,24 @@ TEST_CASE("console: width only on a terminal; long lines cut in the middle", "[c
   const std::string fitted = cli::Console::fitLines(tree, 20);
   CHECK(fitted == "\u2502 \u2514\u2500 ...reduce [0-3]");
 }
+
+TEST_CASE("completion: print targets come from the session's lists and fields", "[cli][completion]") {
+  cli::CompletionContext cc = session();
+  std::vector<std::string> asked;
+  cc.objectWords = [&](std::string_view command, std::string_view word) {
+    asked.push_back(std::string(command) + ":" + std::string(word));
+    if (word.find('.') == std::string_view::npos) return std::vector<std::string>{"grid", "probes", "mpi/pending"};
+    return std::vector<std::string>{"grid.nx", "grid.ny", "grid.cells["};
+  };
+  CHECK(completeAtEnd("print gr", cc) == Words{"grid"});
+  CHECK(completeAtEnd("print [0-3] mpi", cc) == Words{"mpi/pending"});
+  CHECK(completeAtEnd("p grid.n", cc) == Words{"grid.nx", "grid.ny"});
+  const auto cells = cli::complete("print grid.c", 12, cc);
+  CHECK(cells.candidates == Words{"grid.cells["});
+  CHECK_FALSE(cells.appendSpace);  // the index comes next
+  CHECK(asked.front() == "print:gr");
+  // Other commands never ask the ranks.
+  asked.clear();
+  (void)completeAtEnd("status gr", cc);
+  CHECK(asked.empty());
+}
