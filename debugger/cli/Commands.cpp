@@ -21,13 +21,13 @@
 
 namespace mpidbg::cli {
 
-namespace {
-
 CommandResult needJob(Context& ctx) {
   if (!ctx.debugger.hasJob())
     return CommandResult::failure("no job: it was killed or never started");
   return {};
 }
+
+namespace {
 
 /// The rank set named by `text`, or the focus (every rank without one) when
 /// `text` is empty; an empty set is an error (SetCommands.hpp).
@@ -392,23 +392,29 @@ const std::vector<Command>& commandTable() {
        "is cancelled). Ranks held by gdb are not touched; release them with 'gdb detach'.",
        doContinue},
       {"break", {"b"}, "break [RANKS] TARGET [if COND] [#N]", "Stop ranks at an MPI call or entry point",
-       "TARGET is an interposed MPI function (MPI_Bcast, MPI_Send, ...) or 'entry NAME' for an\n"
-       "application entry point (MPIDBG_ENTRY(\"NAME\")). COND is evaluated in the rank:\n"
+       "TARGET is an interposed MPI function (MPI_Bcast, MPI_Send, ...), 'entry NAME' for an\n"
+       "application entry point (MPIDBG_ENTRY(\"NAME\")), or 'violation': the thread that breaks\n"
+       "the MPI thread level (or calls MPI after MPI_Finalize) stops where it does, and status\n"
+       "says 'stopped at thread-level violation ...' (no condition). COND is evaluated in the rank:\n"
        "clauses NAME OP VALUE joined by && and ||, NAME one of dest, source, tag, root, count,\n"
        "comm, rank, size (as the function has them), OP one of == != < <= > >= (or =), comm\n"
        "values WORLD, SELF or a name set with MPI_Comm_set_name. #N stops only at the Nth\n"
        "matching call. Examples:\n"
        "  break MPI_Bcast\n  break MPI_Send if dest == 3\n  break MPI_Allreduce comm=WORLD #42\n"
-       "  break [0-3] entry solver::step",
+       "  break [0-3] entry solver::step\n  break violation",
        doBreak},
       {"delete", {"d"}, "delete N|all", "Delete breakpoint N (on every rank it is on)",
        "Removes breakpoint N, or every breakpoint with 'all'.", doDelete},
       {"disable", {}, "disable N", "Disable breakpoint N", "Breakpoint N stays set but does not stop ranks.",
        doDisable},
       {"enable", {}, "enable N", "Enable breakpoint N", "Breakpoint N stops ranks again.", doEnable},
-      {"info", {"i"}, "info break | info entries [RANKS]", "List breakpoints with hits, or entry points reached",
+      {"info", {"i"}, "info break | info entries [RANKS] | info threadlevel [RANKS]",
+       "List breakpoints with hits, entry points reached, or MPI thread levels",
        "info break: each breakpoint, where it is set and how often each rank matched it.\n"
-       "info entries: the entry points each rank has reached, with hit counts.",
+       "info entries: the entry points each rank has reached, with hit counts.\n"
+       "info threadlevel: each rank's thread level as requested from MPI_Init_thread (MPI_Init:\n"
+       "MPI_THREAD_SINGLE), as provided, and the lowest level its MPI calls so far need, with\n"
+       "the number of violations seen.",
        doInfo},
       {"freeze", {}, "freeze [--now] [RANKS]", "Stop ranks at their next safe point, or at once",
        "Without --now a rank stops at its next MPI call or entry point. With --now it stops\n"

@@ -64,6 +64,11 @@ struct Command {
   std::function<CommandResult(Context&, std::string_view args)> execute;
 };
 
+/// Success (ok, nothing else) when the session has a job, else the failure
+/// "no job: it was killed or never started": the first check of every
+/// command that talks to the ranks.
+CommandResult needJob(Context& ctx);
+
 /// The table of every command, in the order `help` lists them.
 const std::vector<Command>& commandTable();
 

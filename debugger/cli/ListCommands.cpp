@@ -6,15 +6,6 @@
 
 namespace mpidbg::cli {
 
-namespace {
-
-CommandResult needJob(Context& ctx) {
-  if (!ctx.debugger.hasJob()) return CommandResult::failure("no job: it was killed or never started");
-  return {};
-}
-
-}  // namespace
-
 CommandResult doLists(Context& ctx, std::string_view args) {
   if (auto r = needJob(ctx); !r.ok) return r;
   auto ranks = commandRanks(ctx, trim(args));

@@ -8,15 +8,6 @@
 
 namespace mpidbg::cli {
 
-namespace {
-
-CommandResult needJob(Context& ctx) {
-  if (!ctx.debugger.hasJob()) return CommandResult::failure("no job: it was killed or never started");
-  return {};
-}
-
-}  // namespace
-
 CommandResult doQueues(Context& ctx, std::string_view args) {
   if (auto r = needJob(ctx); !r.ok) return r;
   args = trim(args);
