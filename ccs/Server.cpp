@@ -9,6 +9,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <memory>
+#include <mutex>
 #include <variant>
 
 #include "ccs/ServerConnection.hpp"
@@ -206,9 +209,40 @@ int Server::Impl::pollTimeoutMs(std::chrono::milliseconds timeout) const {
 
 Server::Server(ServerOptions options) : impl_(std::make_unique<Impl>()) {
   impl_->options = std::move(options);
-  impl_->logLine = [log = impl_->options.log](const std::string& line) {
+  // At most kLogLinesPerWindow lines per kLogWindow: a flood of hostile
+  // connections must not become a flood on the rank's stderr (tests/load saw
+  // 75,000 lines in one run). The count of dropped lines is logged when the
+  // next window opens.
+  struct LogLimit {
+    std::mutex mutex;
+    std::chrono::steady_clock::time_point windowStart{};
+    int lines = 0;
+    std::uint64_t dropped = 0;
+  };
+  impl_->logLine = [log = impl_->options.log, limit = std::make_shared<LogLimit>()](const std::string& line) {
     if (!log) return;
+    constexpr int kLogLinesPerWindow = 20;
+    constexpr auto kLogWindow = std::chrono::seconds(10);
+    std::string note;
+    {
+      std::lock_guard lock(limit->mutex);
+      const auto now = std::chrono::steady_clock::now();
+      if (now - limit->windowStart >= kLogWindow) {
+        if (limit->dropped > 0)
+          note = "ccs: " + std::to_string(limit->dropped) + " more log line" + (limit->dropped == 1 ? "" : "s") +
+                 " dropped in 10 s (at most " + std::to_string(kLogLinesPerWindow) + " are written)";
+        limit->windowStart = now;
+        limit->lines = 0;
+        limit->dropped = 0;
+      }
+      if (limit->lines >= kLogLinesPerWindow) {
+        ++limit->dropped;
+        return;
+      }
+      ++limit->lines;
+    }
     try {
+      if (!note.empty()) log(note);
       log(line);
     } catch (...) {
       // A failing logger must not take the server down.
@@ -238,7 +272,7 @@ Expected<std::unique_ptr<Server>> Server::create(ServerOptions options) {
         ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol));
     int on = 1;
     if (!fd.valid() || ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) < 0 ||
-        ::bind(fd.get(), a->ai_addr, a->ai_addrlen) < 0 || ::listen(fd.get(), 128) < 0) {
+        ::bind(fd.get(), a->ai_addr, a->ai_addrlen) < 0 || ::listen(fd.get(), SOMAXCONN) < 0) {
       lastError = detail::errnoText(errno);
       continue;
     }

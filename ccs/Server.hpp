@@ -89,7 +89,8 @@ struct ServerOptions {
   /// after one request (Charm++'s plain mode). With SecurityMode::Tls every
   /// connection is persistent regardless.
   bool persistent = false;
-  /// Called with one line for each malformed request or handler error.
+  /// Called with one line for each malformed request or handler error; at
+  /// most 20 lines per 10 s, then the number of lines dropped.
   std::function<void(const std::string&)> log;
   /// Charm++'s SHA-1 authenticated mode, for plain-security servers: the key
   /// table and client/salt state shared by every connection (see

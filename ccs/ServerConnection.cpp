@@ -23,6 +23,12 @@ constexpr std::size_t kOutputSoftLimit = 4u << 20;
 /// Unsent reply bytes per connection before it is closed as abusive (a peer
 /// pipelining requests without reading replies).
 constexpr std::size_t kMaxUnsentBytes = 64u << 20;
+/// Read-but-unparsed bytes per connection, beyond the largest request, before
+/// its input is no longer read: requests are parsed at a bounded rate per
+/// poll round, so a peer pipelining faster than that must wait instead of
+/// growing the buffer (found by tests/load: one such peer took a rank from
+/// 25 MB to 200 MB).
+constexpr std::size_t kInputSlack = 64 * 1024;
 
 /// Plain CCS framing (../shared/protocols/ccs.md, "Plain request and reply").
 class PlainProtocol final : public WireProtocol {
@@ -128,6 +134,11 @@ bool ServerConnection::throttled() const {
   return slots_.size() >= kMaxPendingReplies || unsentBytes() >= kOutputSoftLimit;
 }
 
+bool ServerConnection::inputFull() const {
+  // A whole request (header + body) always fits, so a large one still completes.
+  return input_.size() - inputOffset_ >= options_.maxRequestBytes + kInputSlack;
+}
+
 void ServerConnection::receive() {
   readable_ = false;
   if (dead_ || inputClosed_) return;
@@ -141,9 +152,9 @@ void ServerConnection::receive() {
     if (step.status != IoStatus::Done) return;
     lastActivity_ = Clock::now();
   }
-  if (throttled()) return;
+  if (throttled() || inputFull()) return;
   std::uint8_t buffer[kReadChunk];
-  for (std::size_t total = 0; total < kReadBudget && !dead_;) {
+  for (std::size_t total = 0; total < kReadBudget && !dead_ && !inputFull();) {
     IoResult got = stream_->read(buffer);
     if (got.status == IoStatus::WantRead) return;
     if (got.status == IoStatus::WantWrite) {
@@ -291,7 +302,7 @@ void ServerConnection::flush() {
 
 short ServerConnection::pollEvents() const {
   short events = 0;
-  if (!inputClosed_ && !closeAfterFlush_ && !throttled()) events |= POLLIN;
+  if (!inputClosed_ && !closeAfterFlush_ && !throttled() && !inputFull()) events |= POLLIN;
   if (!stream_->handshakeDone() && !inputClosed_) events |= POLLIN;
   if (hasOutput() || readWantsWrite_) events |= POLLOUT;
   if (writeWantsRead_) events |= POLLIN;

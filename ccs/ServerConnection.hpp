@@ -143,6 +143,9 @@ class ServerConnection {
   bool hasOutput() const { return outputOffset_ < output_.size(); }
   std::size_t unsentBytes() const { return output_.size() - outputOffset_; }
   bool throttled() const;
+  /// True while the read-but-unparsed input holds more than the largest
+  /// request plus some slack: input is not read until parsing catches up.
+  bool inputFull() const;
   /// Appends one reply (nothing for std::nullopt) to the output.
   void emit(std::optional<std::vector<std::uint8_t>> reply);
   void endOfInput();
