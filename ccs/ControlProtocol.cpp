@@ -19,7 +19,8 @@ Expected<Breakpoint> fromRecord(const Record& r, const std::string& prefix) {
   MPIDBG_TRY_ASSIGN(kind, r.text("kind"));
   if (kind == "mpi") b.kind = BreakKind::Mpi;
   else if (kind == "entry") b.kind = BreakKind::Entry;
-  else return fail(prefix + "key 'kind' must be mpi or entry, not '" + shorten(kind) + "'");
+  else if (kind == "violation") b.kind = BreakKind::Violation;
+  else return fail(prefix + "key 'kind' must be mpi, entry or violation, not '" + shorten(kind) + "'");
   MPIDBG_TRY_ASSIGN(b.target, r.text("target"));
   if (b.target.empty()) return fail(prefix + "key 'target' is empty");
   if (b.target.size() > kMaxTargetBytes)
@@ -62,7 +63,14 @@ std::string encodeOne(const Breakpoint& b, bool withHits) {
 
 }  // namespace
 
-std::string_view breakKindName(BreakKind k) noexcept { return k == BreakKind::Entry ? "entry" : "mpi"; }
+std::string_view breakKindName(BreakKind k) noexcept {
+  switch (k) {
+    case BreakKind::Entry: return "entry";
+    case BreakKind::Violation: return "violation";
+    case BreakKind::Mpi: break;
+  }
+  return "mpi";
+}
 
 std::string encode(const Breakpoint& b) { return encodeOne(b, false); }
 

@@ -52,8 +52,11 @@ inline constexpr std::string_view kDetachHandler = "mpidbg/detach";
 enum class BreakKind : std::uint8_t {
   Mpi,    ///< an interposed MPI function, e.g. MPI_Bcast
   Entry,  ///< an application entry point, MPIDBG_ENTRY("name")
+  /// An MPI thread-level violation (issue 12): the offending thread stops
+  /// where the runtime detects it; target "violation", no condition.
+  Violation,
 };
-/// "mpi", "entry" (the wire spelling).
+/// "mpi", "entry", "violation" (the wire spelling).
 std::string_view breakKindName(BreakKind k) noexcept;
 
 /// One breakpoint. Keys: id, kind, target, condition (may be empty or

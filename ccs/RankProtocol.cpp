@@ -17,8 +17,8 @@ constexpr std::array<std::string_view, kCollClassCount> kCollNames = {
     "MPI_Gatherv",  "MPI_Scan",      "MPI_Scatter",        "MPI_Scatterv"};
 constexpr std::array<std::string_view, 4> kStateNames = {"running", "frozen", "in-mpi",
                                                          "finalized"};
-constexpr std::array<std::string_view, 6> kEventKinds = {"finalized", "exited",     "signal",
-                                                          "abort",     "breakpoint", "stopped"};
+constexpr std::array<std::string_view, 7> kEventKinds = {"finalized", "exited",     "signal",   "abort",
+                                                          "breakpoint", "stopped", "violation"};
 
 template <std::size_t N>
 Expected<std::size_t> lookupName(const std::array<std::string_view, N>& names, std::string_view key,
@@ -262,10 +262,12 @@ std::string encode(const Event& e) {
   std::string w;
   auto kind = static_cast<std::size_t>(e.kind);
   put(w, "kind", kind < kEventKinds.size() ? kEventKinds[kind] : "unknown");
-  if (e.kind == Event::Kind::Exited || e.kind == Event::Kind::Abort) putInt(w, "code", e.code);
+  if (e.kind == Event::Kind::Exited || e.kind == Event::Kind::Abort || e.kind == Event::Kind::Violation)
+    putInt(w, "code", e.code);
   if (e.kind == Event::Kind::Signal) putInt(w, "signal", e.signal);
   if (e.kind == Event::Kind::Breakpoint) putInt(w, "id", e.id);
-  if (e.kind == Event::Kind::Breakpoint || e.kind == Event::Kind::Stopped) put(w, "where", e.where);
+  if (e.kind == Event::Kind::Breakpoint || e.kind == Event::Kind::Stopped || e.kind == Event::Kind::Violation)
+    put(w, "where", e.where);
   if (e.stop != 0) putInt(w, "stop", e.stop);
   if (!e.text.empty()) put(w, "text", e.text);
   return w;
@@ -282,11 +284,11 @@ Expected<Event> decodeEvent(std::string_view text) {
   std::size_t kindIndex = 0;
   MPIDBG_TRY_ASSIGN(kindIndex, lookupName(kEventKinds, "kind", kind));
   e.kind = static_cast<Event::Kind>(kindIndex);
-  if (e.kind == Event::Kind::Exited || e.kind == Event::Kind::Abort)
+  if (e.kind == Event::Kind::Exited || e.kind == Event::Kind::Abort || e.kind == Event::Kind::Violation)
     MPIDBG_TRY_ASSIGN(e.code, r.integer<std::int32_t>("code"));
   if (e.kind == Event::Kind::Signal) MPIDBG_TRY_ASSIGN(e.signal, r.integer<std::int32_t>("signal"));
   if (e.kind == Event::Kind::Breakpoint) MPIDBG_TRY_ASSIGN(e.id, r.integer<std::int32_t>("id"));
-  if (e.kind == Event::Kind::Breakpoint || e.kind == Event::Kind::Stopped)
+  if (e.kind == Event::Kind::Breakpoint || e.kind == Event::Kind::Stopped || e.kind == Event::Kind::Violation)
     MPIDBG_TRY_ASSIGN(e.where, r.text("where"));
   if (r.has("stop")) MPIDBG_TRY_ASSIGN(e.stop, r.integer<std::uint32_t>("stop"));
   e.text = r.text("text", "");

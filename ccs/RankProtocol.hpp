@@ -121,9 +121,10 @@ struct Registration {
 };
 
 /// Something that happened in a rank. Keys: kind, and per kind: code (exited,
-/// abort), signal (signal), id and where (breakpoint), where (stopped), text
-/// (abort message; for stopped the reason: "freeze", "step" or "freeze --now";
-/// optional).
+/// abort; for violation the level the behaviour needs, ccs/ThreadLevelProtocol.hpp),
+/// signal (signal), id and where (breakpoint), where (stopped, violation: the
+/// offending call), text (abort message; for stopped the reason: "freeze",
+/// "step" or "freeze --now"; for violation the whole notice; optional).
 struct Event {
   enum class Kind : std::uint8_t {
     Finalized,   ///< MPI_Finalize returned
@@ -132,6 +133,11 @@ struct Event {
     Abort,       ///< MPI_Abort(comm, code) called
     Breakpoint,  ///< breakpoint `id` hit at `where`; the rank is now frozen
     Stopped,     ///< frozen by freeze or step at `where`
+    /// An MPI thread-level (or lifecycle) rule broken at `where`; `text` says
+    /// which, e.g. "MPI_THREAD_FUNNELED violated: thread 4312 (omp) called
+    /// MPI_Bcast(comm=MPI_COMM_WORLD) ...; needs MPI_THREAD_SERIALIZED",
+    /// `code` the level needed. Sent once per kind and call pair per rank.
+    Violation,
   };
   Kind kind = Kind::Exited;
   std::int32_t code = 0;

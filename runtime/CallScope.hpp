@@ -11,6 +11,7 @@
 #include "CurrentCall.hpp"
 #include "IdleWait.hpp"
 #include "Runtime.hpp"
+#include "ThreadLevel.hpp"
 
 /// Marks an interposed MPI entry point: C linkage, exported from the otherwise
 /// hidden runtime.
@@ -63,7 +64,10 @@ inline std::int32_t wireTag(int tag) noexcept { return tag == MPI_ANY_TAG ? -1 :
 /// relaxed load of the armed word, and only when it is set the out-of-line
 /// safe point (breakpoints, freeze, step), which may block the call until the
 /// debugger continues it. Never allocates except when registering a
-/// communicator seen for the first time (and on the armed slow path).
+/// communicator seen for the first time (and on the armed slow path). The
+/// outermost call also takes the thread-level check (ThreadLevel.hpp
+/// threadCheck: one compare for the MPI_Init thread below MULTIPLE; a
+/// violation is reported and may stop the thread before the call goes on).
 class CallScope {
  public:
   /// A non-collective call. `peer`/`tag` are raw MPI values (converted with
@@ -77,6 +81,7 @@ class CallScope {
     if (!rt_) return;
     if (++tCallDepth != 1) return;
     outermost_ = true;
+    thread_ = threadCheck(*rt_, function, comm == MPI_COMM_NULL ? 0 : commKey(comm), false);
     begin({function, role, hasTag, role == PeerRole::None ? 0 : wirePeer(peer), hasTag ? wireTag(tag) : 0,
            comm == MPI_COMM_NULL ? 0 : commKey(comm), 0, 0, 0},
           count, sendDest);
@@ -132,6 +137,7 @@ class CallScope {
     if (!outermost_) return;
     if (comm_) comm_->exits[collClass_].fetch_add(1, std::memory_order_release);
     if (recorded_) rt_->currentCall().end();
+    if (thread_) threadLeave(thread_);
   }
 
   CallScope(const CallScope&) = delete;
@@ -157,6 +163,7 @@ class CallScope {
     if (!rt_) return;
     if (++tCallDepth != 1) return;
     outermost_ = true;
+    thread_ = threadCheck(*rt_, function, commKey(comm), countExit && collClass >= 0);
     CurrentCall::Fields call{function, role, false, role == PeerRole::None ? 0 : root, 0, commKey(comm), 0, 0, 0};
     if (CommRecord* record = cachedComm(rt_->comms(), comm)) [[likely]] {
       const std::uint64_t collSeq = record->collSeq.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -179,8 +186,9 @@ class CallScope {
     if (!rt_) return;
     if (++tCallDepth != 1) return;
     outermost_ = true;
+    thread_ = threadCheck(*rt_, function, 0, false);
     CurrentCall::Fields call{function, PeerRole::None, false, 0, 0, 0, 0, callClockNow(), rt_->countCall()};
-    recorded_ = rt_->currentCall().beginWaiting(call, requests, count);
+    recorded_ = !(thread_ & kThreadSkipRecord) && rt_->currentCall().beginWaiting(call, requests, count);
     if (controlArmed()) [[unlikely]]
       armedSafePoint(rt_, recorded_, call, count, MPI_PROC_NULL);
   }
@@ -190,7 +198,7 @@ class CallScope {
   [[gnu::always_inline]] void begin(CurrentCall::Fields call, int count, int sendDest) noexcept {
     call.seq = rt_->countCall();
     call.entryNs = callClockNow();
-    recorded_ = rt_->currentCall().begin(call);
+    recorded_ = !(thread_ & kThreadSkipRecord) && rt_->currentCall().begin(call);
     if (controlArmed()) [[unlikely]]
       armedSafePoint(rt_, recorded_, call, count, sendDest);
   }
@@ -221,6 +229,7 @@ class CallScope {
   std::size_t collClass_ = 0;
   bool outermost_ = false;
   bool recorded_ = false;
+  std::uint8_t thread_ = 0;  ///< ThreadToken bits of threadEnter()
 };
 
 /// True when the fast path below may run at all: the call clock is the
@@ -236,13 +245,14 @@ extern bool gFastPath __attribute__((visibility("hidden")));
 /// published the call; the wrapper then calls PMPI and fastLeave(). Returns
 /// false, having done nothing, whenever the wrapper must take its ordinary
 /// CallScope path: inert runtime, a nested call, breakpoints/freeze/step
-/// armed, no time-stamp counter, or MPI_THREAD_MULTIPLE (the record needs
-/// its compare-and-swap). The wrapper's slow path is a separate noinline
+/// armed, no time-stamp counter, MPI_THREAD_MULTIPLE (the record needs
+/// its compare-and-swap), or the thread-level gate closed (ThreadLevel.hpp:
+/// not the MPI_Init thread, another thread in the slow path, finalized). The wrapper's slow path is a separate noinline
 /// function it tail-calls (MPIDBG_P2P_WRAPPER).
 [[gnu::always_inline]] inline bool fastEnter(MpiFunction function, MPI_Comm comm, PeerRole role, int peer,
                                              int tag) noexcept {
   Runtime* rt = Runtime::attached();
-  if (!rt || tCallDepth != 0 || controlArmed() || !gFastPath) return false;
+  if (!rt || tCallDepth != 0 || controlArmed() || !gFastPath || !threadGateOpen()) return false;
 #if defined(__x86_64__)
   tCallDepth = 1;
   rt->currentCall().publishExclusive({function, role, true, wirePeer(peer), wireTag(tag), commKey(comm), 0,
@@ -275,7 +285,7 @@ extern __thread std::atomic<std::uint64_t>* tFastExit __attribute__((tls_model("
 [[gnu::always_inline]] inline bool fastEnterCollective(MpiFunction function, MPI_Comm comm, int root,
                                                        int count) noexcept {
   Runtime* rt = Runtime::attached();
-  if (!rt || tCallDepth != 0 || controlArmed() || !gFastPath) return false;
+  if (!rt || tCallDepth != 0 || controlArmed() || !gFastPath || !threadGateOpen()) return false;
 #if defined(__x86_64__)
   const std::uint64_t key = commKey(comm);
   CommRecord* record = tLastComm;

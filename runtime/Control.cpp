@@ -103,6 +103,9 @@ proto::ControlReply Control::set(const proto::Breakpoint& b) {
       return error("internal error: the runtime does not interpose " + std::string(info->name));
     fields = info->fields;
     what = info->name;
+  } else if (b.kind == proto::BreakKind::Violation) {
+    if (!b.condition.empty()) return error("a violation breakpoint takes no condition");
+    what = "violation";
   } else {
     what = "entry " + b.target;
   }
@@ -193,7 +196,7 @@ void Control::detach() noexcept {
 void Control::rearmLocked() noexcept {
   unsigned int bits = 0;
   for (const Armed& a : breakpoints_)
-    if (a.wire.enabled) bits |= kArmBreakpoints;
+    if (a.wire.enabled && a.wire.kind != proto::BreakKind::Violation) bits |= kArmBreakpoints;
   if (freezePending_) bits |= kArmFreeze;
   if (stepRemaining_ > 0) bits |= kArmStep;
   // Set the new bits first, then clear the others, keeping kArmHold as is
@@ -214,16 +217,7 @@ void Control::reach(Runtime& rt, MpiFunction function, std::string_view entry, c
   try {
     SignalBlock block(freezeSignal_);
     std::unique_lock lock(mutex_, std::defer_lock);
-    for (;;) {
-      // A thread reaching a safe point while the rank is stopped waits too.
-      if (const std::uint32_t held = hold_.load(std::memory_order_acquire)) {
-        waitWhileHeld(held);
-        continue;
-      }
-      lock.lock();
-      if (!stopped()) break;
-      lock.unlock();
-    }
+    lockWhenRunning(lock);
     cond::CallArgs local = args;
     std::string commName;
     bool nameLoaded = false;
@@ -269,6 +263,51 @@ void Control::reach(Runtime& rt, MpiFunction function, std::string_view entry, c
     lock.unlock();
     if (generation == 0) {
       // freeze --now stopped the rank first: hold with it, without an event.
+      waitWhileHeld(hold_.load(std::memory_order_acquire));
+      return;
+    }
+    event.stop = generation;
+    rt.events().send(rt.rank(), event);
+    block.release();
+    waitWhileHeld(generation);
+  } catch (...) {
+    // Out of memory while formatting: run on rather than stop silently.
+  }
+}
+
+void Control::lockWhenRunning(std::unique_lock<std::mutex>& lock) const noexcept {
+  for (;;) {
+    // A thread reaching a safe point while the rank is stopped waits too.
+    if (const std::uint32_t held = hold_.load(std::memory_order_acquire)) {
+      waitWhileHeld(held);
+      continue;
+    }
+    lock.lock();
+    if (!stopped()) break;
+    lock.unlock();
+  }
+}
+
+void Control::violation(Runtime& rt, const std::string& text) noexcept {
+  try {
+    SignalBlock block(freezeSignal_);
+    std::unique_lock lock(mutex_, std::defer_lock);
+    lockWhenRunning(lock);
+    Armed* fired = nullptr;
+    for (Armed& b : breakpoints_) {
+      if (!b.wire.enabled || b.wire.kind != proto::BreakKind::Violation) continue;
+      ++b.wire.hits;
+      if (!fired && (b.wire.hit == 0 || b.wire.hits == b.wire.hit)) fired = &b;
+    }
+    if (!fired) return;
+    proto::Event event;
+    event.kind = proto::Event::Kind::Breakpoint;
+    event.id = fired->wire.id;
+    event.where = "thread-level violation: " + text;
+    const std::uint32_t generation = holdLocked(
+        StopKind::Breakpoint, "thread-level violation (breakpoint " + std::to_string(fired->wire.id) + "): " + text);
+    lock.unlock();
+    if (generation == 0) {
       waitWhileHeld(hold_.load(std::memory_order_acquire));
       return;
     }

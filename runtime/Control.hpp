@@ -136,6 +136,14 @@ class Control {
   /// collective call number (0 for others). May block until resumed.
   void reach(Runtime& rt, MpiFunction function, std::string_view entry, const ccs::cond::CallArgs& args,
              std::uint64_t collCall) noexcept;
+  /// A thread-level violation described by `text` (ThreadLevel.hpp) on the
+  /// calling thread: counts a hit on each enabled `break violation`
+  /// breakpoint and, when one fires, stops the thread there (stop text
+  /// "thread-level violation (breakpoint N): TEXT", a breakpoint event whose
+  /// place is "thread-level violation: TEXT") until resumed. Waits first
+  /// while the rank is stopped. Violation breakpoints do not arm the fast
+  /// path: they cost nothing until a violation happens.
+  void violation(Runtime& rt, const std::string& text) noexcept;
 
  private:
   Control() = default;
@@ -147,6 +155,9 @@ class Control {
     MpiFunction function = MpiFunction::None;  ///< kind mpi
   };
 
+  /// Waits while the rank is stopped, then locks `lock` (on mutex_) with
+  /// the rank running.
+  void lockWhenRunning(std::unique_lock<std::mutex>& lock) const noexcept;
   /// Recomputes the armed bits other than kArmHold. Caller holds mutex_.
   void rearmLocked() noexcept;
   /// Ends the current stop (if any) and wakes every waiting thread. Caller

@@ -14,6 +14,7 @@
 #include "QueueHandler.hpp"
 #include "Runtime.hpp"
 #include "StackCapture.hpp"
+#include "ThreadLevel.hpp"
 #include "ccs/Frame.hpp"
 #include "ccs/GdbServerProtocol.hpp"
 
@@ -117,6 +118,7 @@ void registerHandlers(ccs::Server& server, Runtime& runtime) {
   server.addHandler(std::string(ccs::proto::kGdbServerHandler), gdbServerHandler(server.endpoint().host, runtime));
   registerListHandlers(server, runtime);
   registerControlHandlers(server, runtime);
+  registerThreadLevelHandler(server, runtime);
 }
 
 }  // namespace mpidbg::rt

@@ -18,7 +18,8 @@ ccs::proto::MpiCall wireCallOf(Runtime& rt, const MpiCallRecord& call);
 /// communicator), mpidbg/queues (one RankQueues, QueueHandler.hpp),
 /// mpidbg/continue (resume from any stop: MPI_Init, breakpoint,
 /// freeze, step; cancels a pending freeze or step; empty reply), the control
-/// handlers (ControlHandlers.hpp; call on the MPI_Init thread), and Charm++'s
+/// handlers (ControlHandlers.hpp; call on the MPI_Init thread),
+/// mpidbg/threadlevel (ThreadLevel.hpp), and Charm++'s
 /// ccs_getinfo (4-byte big-endian node count = world size, then that many
 /// big-endian 1s: each rank is one PE). Handlers run on the helper thread and
 /// never call MPI; `runtime` must outlive `server`.

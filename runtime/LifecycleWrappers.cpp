@@ -17,6 +17,7 @@ MPIDBG_EXPORT int MPI_Init(int* argc, char*** argv) {
   if (rc == MPI_SUCCESS) {
     int provided = MPI_THREAD_SINGLE;
     PMPI_Query_thread(&provided);
+    mpidbg::rt::noteMpiInit(MPI_THREAD_SINGLE, provided);
     Runtime::startAfterInit(provided);
   }
   return rc;
@@ -24,7 +25,11 @@ MPIDBG_EXPORT int MPI_Init(int* argc, char*** argv) {
 
 MPIDBG_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
-  if (rc == MPI_SUCCESS) Runtime::startAfterInit(provided ? *provided : required);
+  if (rc == MPI_SUCCESS) {
+    const int level = provided ? *provided : required;
+    mpidbg::rt::noteMpiInit(required, level);
+    Runtime::startAfterInit(level);
+  }
   return rc;
 }
 
@@ -36,7 +41,10 @@ MPIDBG_EXPORT int MPI_Finalize(void) {
     rc = PMPI_Finalize();
   }
   if (Runtime* rt = Runtime::attached()) {
-    if (rc == MPI_SUCCESS) rt->markFinalized();
+    if (rc == MPI_SUCCESS) {
+      mpidbg::rt::noteMpiFinalized();
+      rt->markFinalized();
+    }
     else mpidbg::rt::setPhase(MPIDBG_PHASE_RUNNING);
   }
   return rc;

@@ -5,6 +5,7 @@
 
 #include "ccs/Condition.hpp"
 #include "ccs/ControlProtocol.hpp"
+#include "ccs/ThreadLevelProtocol.hpp"
 #include "debugger/cli/JsonOutput.hpp"
 #include "debugger/cli/SetCommands.hpp"
 #include "debugger/core/Grouping.hpp"
@@ -71,17 +72,19 @@ Expected<int> breakpointNumber(Context& ctx, std::string_view text) {
 }
 
 std::string describe(const proto::Breakpoint& b) {
-  std::string out = b.kind == proto::BreakKind::Entry ? "entry " + b.target : b.target;
+  std::string out = b.kind == proto::BreakKind::Entry       ? "entry " + b.target
+                    : b.kind == proto::BreakKind::Violation ? std::string("thread-level violation")
+                                                            : b.target;
   if (!b.condition.empty()) out += " if " + b.condition;
   if (b.hit > 0) out += " #" + std::to_string(b.hit);
   return out;
 }
 
-/// A breakpoint for --json: {"id","kind":"mpi"|"entry","target","condition",
+/// A breakpoint for --json: {"id","kind":"mpi"|"entry"|"violation","target","condition",
 /// "hit","enabled","description","ranks","rank_list"} (hit 0 = every match).
 nlohmann::json breakpointJson(const proto::Breakpoint& b, const core::RankSet& ranks) {
   return withRanks({{"id", b.id},
-                    {"kind", b.kind == proto::BreakKind::Entry ? "entry" : "mpi"},
+                    {"kind", std::string(proto::breakKindName(b.kind))},
                     {"target", b.target},
                     {"condition", b.condition},
                     {"hit", b.hit},
@@ -98,6 +101,42 @@ nlohmann::json countsJson(const std::map<int, std::uint64_t>& byRank, const std:
   nlohmann::json groups = groupsJson(texts, field);
   for (auto& g : groups) g[field] = std::stoull(g[field].get<std::string>());
   return groups;
+}
+
+/// info threadlevel [RANKS]: each rank's requested, provided and required
+/// levels (mpidbg/threadlevel), ranks with the same levels together. Data:
+/// {"levels":[{"ranks","rank_list","requested","provided","required",
+/// "violations"}],"missing":[{"ranks","rank_list","why"}]} (levels by name).
+CommandResult infoThreadLevel(Context& ctx, std::string_view rankText) {
+  auto ranks = commandRanks(ctx, rankText);
+  if (!ranks) return CommandResult::failure(ranks.error().message);
+  auto [text, missing] = ctx.debugger.collect(*ranks, proto::kThreadLevelHandler);
+  auto infos = proto::decodeThreadLevels(text);
+  if (!infos) return CommandResult::failure(infos.error().message);
+  std::map<int, std::string> byRank;
+  std::map<std::string, proto::ThreadLevelInfo> sample;
+  for (const auto& i : *infos) {
+    const std::string line = "requested " + proto::threadLevelName(i.requested) + ", provided " +
+                             proto::threadLevelName(i.provided) + ", required so far " +
+                             proto::threadLevelName(i.required) + " (" + std::to_string(i.violations) +
+                             (i.violations == 1 ? " violation)" : " violations)");
+    byRank[i.rank] = line;
+    sample[line] = i;
+  }
+  CommandResult result;
+  result.data = {{"levels", nlohmann::json::array()}, {"missing", groupsJson(missing, "why")}};
+  for (const auto& g : core::groupByText(byRank)) {
+    const proto::ThreadLevelInfo& i = sample[g.text];
+    result.text += g.ranks.toString() + " " + g.text + "\n";
+    result.data["levels"].push_back(withRanks({{"requested", proto::threadLevelName(i.requested)},
+                                              {"provided", proto::threadLevelName(i.provided)},
+                                              {"required", proto::threadLevelName(i.required)},
+                                              {"violations", i.violations}},
+                                             g.ranks));
+  }
+  for (const auto& [rank, why] : missing) result.text += "[" + std::to_string(rank) + "] did not answer: " + why + "\n";
+  if (result.text.empty()) result.text = "No rank answered (the job has ended?).\n";
+  return result;
 }
 
 CommandResult refByNumber(Context& ctx, std::string_view args, std::string_view handler, bool enabled,
@@ -125,7 +164,9 @@ CommandResult doBreak(Context& ctx, std::string_view args) {
   auto ranks = leadingRanks(ctx, args);
   if (!ranks) return CommandResult::failure(ranks.error().message);
   if (args.empty())
-    return CommandResult::failure("usage: break [RANKS] MPI_FUNCTION [if CONDITION] [#N] | break [RANKS] entry NAME [if CONDITION]");
+    return CommandResult::failure(
+        "usage: break [RANKS] MPI_FUNCTION [if CONDITION] [#N] | break [RANKS] entry NAME [if CONDITION] | "
+        "break [RANKS] violation [#N]");
   proto::Breakpoint b;
   // Target.
   auto firstSpace = args.find_first_of(" \t");
@@ -137,6 +178,8 @@ CommandResult doBreak(Context& ctx, std::string_view args) {
     word = rest.substr(0, space);
     rest = space == std::string_view::npos ? std::string_view{} : trim(rest.substr(space));
     if (word.empty()) return CommandResult::failure("usage: break [RANKS] entry NAME [if CONDITION]");
+  } else if (word == "violation") {
+    b.kind = proto::BreakKind::Violation;
   } else if (ccs::cond::findFunction(word) == nullptr) {
     return CommandResult::failure(ccs::cond::unknownFunction(word).message);
   }
@@ -152,6 +195,8 @@ CommandResult doBreak(Context& ctx, std::string_view args) {
     rest = trim(rest.substr(0, hash));
   }
   if (rest.starts_with("if ") || rest == "if") rest = trim(rest.substr(2));
+  if (b.kind == proto::BreakKind::Violation && !rest.empty())
+    return CommandResult::failure("break violation takes no condition (usage: break [RANKS] violation [#N])");
   b.condition = std::string(rest);
   if (!b.condition.empty()) {
     auto condition = ccs::cond::Condition::parse(b.condition);
@@ -256,7 +301,8 @@ CommandResult doInfo(Context& ctx, std::string_view args) {
     for (const auto& [rank, why] : missing) result.text += "[" + std::to_string(rank) + "] did not answer: " + why + "\n";
     return result;
   }
-  return CommandResult::failure("usage: info break | info entries [RANKS]");
+  if (what == "threadlevel") return infoThreadLevel(ctx, rest);
+  return CommandResult::failure("usage: info break | info entries [RANKS] | info threadlevel [RANKS]");
 }
 
 CommandResult doFreeze(Context& ctx, std::string_view args) {

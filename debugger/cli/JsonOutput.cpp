@@ -100,6 +100,10 @@ namespace {
 std::string_view noticeKind(std::string_view text) {
   if (text.starts_with("hit breakpoint ")) return "breakpoint";
   if (text.starts_with("stopped at ")) return "stopped";
+  // Job::applyEvent, Event kind violation: "MPI_THREAD_FUNNELED violated: ...",
+  // "MPI lifecycle violated: ...".
+  if (text.starts_with("MPI_") || text.starts_with("MPI lifecycle"))
+    if (text.find(" violated: ") != std::string_view::npos) return "violation";
   for (std::string_view ended :
        {"exited with ", "called ", "lost", "killed by mpidbg", "finalized"})
     if (text.starts_with(ended)) return "ended";

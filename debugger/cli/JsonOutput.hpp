@@ -78,7 +78,8 @@ nlohmann::ordered_json commandJson(std::string_view line, const CommandResult& r
 /// An asynchronous notice as an event line: {"schema":"mpidbg/1",
 /// "event":KIND,"ranks":..,"rank_list":..,"text":TEXT} where KIND comes from
 /// the text: "breakpoint" ("hit breakpoint N: ...", with "breakpoint":N),
-/// "stopped" ("stopped at ..."), "ended" (exited, signal, MPI_Abort, lost,
+/// "stopped" ("stopped at ..."), "violation" ("MPI_THREAD_... violated: ...",
+/// "MPI lifecycle violated: ..."), "ended" (exited, signal, MPI_Abort, lost,
 /// killed, finalized), else "notice". `ranks` is null for a notice that is
 /// not about ranks ("ranks"/"rank_list" are then left out).
 nlohmann::ordered_json noticeJson(const std::string& text, const core::RankSet* ranks);

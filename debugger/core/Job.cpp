@@ -95,6 +95,10 @@ void Job::applyEvent(int rank, const ccs::proto::Event& event) {
       notify("[" + std::to_string(rank) + "] hit breakpoint " + std::to_string(event.id) + ": " +
              event.where);
       break;
+    case Kind::Violation:
+      // The text is the whole notice: "MPI_THREAD_FUNNELED violated: ...".
+      notify("[" + std::to_string(rank) + "] " + event.text);
+      break;
     case Kind::Stopped:
       // The text says why ("freeze", "step"); a freeze --now's place already
       // ends with it: "application code (freeze --now)".

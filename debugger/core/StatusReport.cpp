@@ -33,7 +33,8 @@ std::string describeRankState(const RankView& view, std::chrono::milliseconds bl
   switch (s.state) {
     case proto::RankState::Frozen:
       if (s.stop.empty()) return "frozen";
-      if (s.stop.starts_with("breakpoint")) return "stopped at " + s.stop;
+      if (s.stop.starts_with("breakpoint") || s.stop.starts_with("thread-level violation"))
+        return "stopped at " + s.stop;
       if (s.stop.starts_with("frozen") || s.stop.starts_with("stepped")) return s.stop;
       return "frozen " + s.stop;
     case proto::RankState::Finalized: return "finalized";

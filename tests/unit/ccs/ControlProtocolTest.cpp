@@ -52,7 +52,7 @@ TEST_CASE("malformed breakpoint records", "[ccs][control]") {
       {"id=0\nkind=mpi\ntarget=MPI_Send\nhit=0\nenabled=1\n", "bad breakpoint: key 'id' must be positive"},
       {"id=x\nkind=mpi\ntarget=MPI_Send\nhit=0\nenabled=1\n", "bad breakpoint: key 'id' has a bad integer value 'x'"},
       {"id=1\nkind=func\ntarget=MPI_Send\nhit=0\nenabled=1\n",
-       "bad breakpoint: key 'kind' must be mpi or entry, not 'func'"},
+       "bad breakpoint: key 'kind' must be mpi, entry or violation, not 'func'"},
       {"id=1\nkind=mpi\ntarget=\nhit=0\nenabled=1\n", "bad breakpoint: key 'target' is empty"},
       {"id=1\nkind=mpi\ntarget=MPI_Send\nhit=-1\nenabled=1\n", "bad breakpoint: key 'hit' has a bad integer value '-1'"},
       {"id=1\nkind=mpi\ntarget=MPI_Send\nhit=0\nenabled=2\n", "bad breakpoint: key 'enabled' must be 0 or 1"},
