@@ -259,20 +259,25 @@ void Control::reach(Runtime& rt, MpiFunction function, std::string_view entry, c
       event.text = kind == StopKind::Freeze ? "freeze" : "step";
       text = (kind == StopKind::Freeze ? "frozen at " : "stepped to ") + event.where;
     }
-    const std::uint32_t generation = holdLocked(kind, std::move(text));
-    lock.unlock();
-    if (generation == 0) {
-      // freeze --now stopped the rank first: hold with it, without an event.
-      waitWhileHeld(hold_.load(std::memory_order_acquire));
-      return;
-    }
-    event.stop = generation;
-    rt.events().send(rt.rank(), event);
-    block.release();
-    waitWhileHeld(generation);
+    stopHere(rt, kind, std::move(text), std::move(event), lock, block);
   } catch (...) {
     // Out of memory while formatting: run on rather than stop silently.
   }
+}
+
+void Control::stopHere(Runtime& rt, StopKind kind, std::string text, proto::Event event,
+                       std::unique_lock<std::mutex>& lock, SignalBlock& block) noexcept {
+  const std::uint32_t generation = holdLocked(kind, std::move(text));
+  lock.unlock();
+  if (generation == 0) {
+    // freeze --now stopped the rank first: hold with it, without an event.
+    waitWhileHeld(hold_.load(std::memory_order_acquire));
+    return;
+  }
+  event.stop = generation;
+  rt.events().send(rt.rank(), event);
+  block.release();
+  waitWhileHeld(generation);
 }
 
 void Control::lockWhenRunning(std::unique_lock<std::mutex>& lock) const noexcept {
@@ -304,17 +309,9 @@ void Control::violation(Runtime& rt, const std::string& text) noexcept {
     event.kind = proto::Event::Kind::Breakpoint;
     event.id = fired->wire.id;
     event.where = "thread-level violation: " + text;
-    const std::uint32_t generation = holdLocked(
-        StopKind::Breakpoint, "thread-level violation (breakpoint " + std::to_string(fired->wire.id) + "): " + text);
-    lock.unlock();
-    if (generation == 0) {
-      waitWhileHeld(hold_.load(std::memory_order_acquire));
-      return;
-    }
-    event.stop = generation;
-    rt.events().send(rt.rank(), event);
-    block.release();
-    waitWhileHeld(generation);
+    stopHere(rt, StopKind::Breakpoint,
+             "thread-level violation (breakpoint " + std::to_string(fired->wire.id) + "): " + text, std::move(event),
+             lock, block);
   } catch (...) {
     // Out of memory while formatting: run on rather than stop silently.
   }

@@ -12,6 +12,7 @@
 #include "CurrentCall.hpp"
 #include "ccs/Condition.hpp"
 #include "ccs/ControlProtocol.hpp"
+#include "ccs/RankProtocol.hpp"
 
 namespace mpidbg::ccs {
 class Server;
@@ -158,6 +159,12 @@ class Control {
   /// Waits while the rank is stopped, then locks `lock` (on mutex_) with
   /// the rank running.
   void lockWhenRunning(std::unique_lock<std::mutex>& lock) const noexcept;
+  /// Stops the calling thread at a safe point: holds the rank with `text` as
+  /// its stop reason, releases `lock`, sends `event` (numbered with the
+  /// stop), unblocks the freeze signal and waits until continued. When
+  /// freeze --now stopped the rank first, holds with it without an event.
+  void stopHere(Runtime& rt, StopKind kind, std::string text, ccs::proto::Event event,
+                std::unique_lock<std::mutex>& lock, SignalBlock& block) noexcept;
   /// Recomputes the armed bits other than kArmHold. Caller holds mutex_.
   void rearmLocked() noexcept;
   /// Ends the current stop (if any) and wakes every waiting thread. Caller
