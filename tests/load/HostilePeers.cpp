@@ -2,7 +2,9 @@
 #include "HostilePeers.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <random>
+#include <thread>
 
 #include "RawPeer.hpp"
 #include "ccs/Frame.hpp"
@@ -50,6 +52,17 @@ std::vector<std::uint8_t> floodPayload(const std::string& kind, const LoadOption
     out.resize(kFloodBytes, 0);
   }
   return out;
+}
+
+/// A raw connection to the server, or std::nullopt after counting the
+/// failure in `tally` (the first one's message kept) and sleeping `backoff`.
+std::optional<ScopedFd> connectOrBackOff(const ccs::Endpoint& server, HostileTally& tally,
+                                         std::chrono::milliseconds backoff) {
+  auto fd = connectRaw(server, kConnectTimeout);
+  if (fd) return std::move(*fd);
+  if (tally.connectFailures++ == 0) tally.firstConnectFailure = fd.error().message;
+  std::this_thread::sleep_for(backoff);
+  return std::nullopt;
 }
 
 }  // namespace
@@ -112,12 +125,8 @@ void HostilePeers::stall() {
   half.resize(ccs::kHeaderSize / 2);
   const std::atomic<bool> never{false};
   while (!finishing_) {
-    auto fd = connectRaw(options_.server, kConnectTimeout);
-    if (!fd) {
-      if (mine.connectFailures++ == 0) mine.firstConnectFailure = fd.error().message;
-      std::this_thread::sleep_for(100ms);
-      continue;
-    }
+    auto fd = connectOrBackOff(options_.server, mine, 100ms);
+    if (!fd) continue;
     ++mine.stalls;
     bool closed = sendSome(fd->get(), half).peerClosed;
     while (!closed && Clock::now() < settleDeadline())
@@ -134,12 +143,8 @@ void HostilePeers::flood(std::size_t peer) {
   for (std::size_t n = peer; !stopFlooding_; ++n) {
     const std::string& kind = kinds[n % 3];
     const std::vector<std::uint8_t> payload = floodPayload(kind, options_, random);
-    auto fd = connectRaw(options_.server, kConnectTimeout);
-    if (!fd) {
-      if (mine.connectFailures++ == 0) mine.firstConnectFailure = fd.error().message;
-      std::this_thread::sleep_for(50ms);
-      continue;
-    }
+    auto fd = connectOrBackOff(options_.server, mine, 50ms);
+    if (!fd) continue;
     bool closed = sendSome(fd->get(), payload).peerClosed ||
                   waitForClose(fd->get(), options_.timeout, stopFlooding_);
     if (!closed && stopFlooding_) break;  // cut short by finish(): no verdict
@@ -160,12 +165,8 @@ void HostilePeers::pipelineUnread() {
   while (batch.size() < 64 * 1024) batch.insert(batch.end(), one.begin(), one.end());
   const std::atomic<bool> never{false};
   while (!finishing_) {
-    auto fd = connectRaw(options_.server, kConnectTimeout);
-    if (!fd) {
-      if (mine.connectFailures++ == 0) mine.firstConnectFailure = fd.error().message;
-      std::this_thread::sleep_for(100ms);
-      continue;
-    }
+    auto fd = connectOrBackOff(options_.server, mine, 100ms);
+    if (!fd) continue;
     ++mine.unreadConnections;
     std::size_t offset = 0;
     bool closed = false;
