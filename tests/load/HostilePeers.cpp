@@ -159,7 +159,9 @@ void HostilePeers::flood(std::size_t peer) {
 
 void HostilePeers::pipelineUnread() {
   HostileTally mine;
-  // Many well-formed requests back to back, sent again and again.
+  // Many well-formed requests back to back, sent again and again, on one
+  // connection: once the server has closed it the peer is done (a second
+  // connection opened late could outlast the run's settle time).
   std::vector<std::uint8_t> batch;
   const std::vector<std::uint8_t> one = encoded(options_);
   while (batch.size() < 64 * 1024) batch.insert(batch.end(), one.begin(), one.end());
@@ -181,6 +183,7 @@ void HostilePeers::pipelineUnread() {
       closed = sent.peerClosed || (sent.bytes == 0 && waitForClose(fd->get(), 100ms, never));
     }
     if (closed) ++mine.unreadClosedByServer;
+    break;
   }
   record(mine);
 }

@@ -42,7 +42,8 @@ struct LoadOptions {
   /// Peers that open connection after connection of garbage or oversized
   /// headers as fast as they can.
   std::size_t flooders = 0;
-  /// Peers that pipeline well-formed requests and never read a reply.
+  /// Peers that pipeline well-formed requests and never read a reply (one
+  /// connection each, until the server closes it).
   std::size_t unread = 0;
   /// Bound on one well-formed request (connect, send, reply).
   std::chrono::milliseconds timeout{30000};
