@@ -92,9 +92,9 @@ std::map<int, Expected<std::vector<pupfmt::Node>>> readItems(Debugger& debugger,
 
 /// mpidbg/lists of every rank of `ranks`: name -> entry, or why not.
 std::map<int, Expected<std::map<std::string, ListEntry>>> readDirectory(Debugger& debugger, const RankSet& ranks) {
+  // The directory's own length first, so every entry is asked for. queryEach
+  // answers for every rank of `ranks`: each ends up in `out` or in `ranges`.
   std::map<int, std::pair<std::int32_t, std::int32_t>> ranges;
-  for (int r : ranks) ranges[r] = {0, 0};
-  // The directory's own length first, so every entry is asked for.
   std::map<int, Expected<std::map<std::string, ListEntry>>> out;
   for (auto& [rank, reply] : debugger.queryEach(ranks, proto::kListLenHandler, proto::encodeListLenRequest("mpidbg/lists"))) {
     if (!reply) {
@@ -106,8 +106,6 @@ std::map<int, Expected<std::map<std::string, ListEntry>>> readDirectory(Debugger
     else if (*length < 0) out.emplace(rank, fail("its runtime serves no lists"));
     else ranges[rank] = {0, *length};
   }
-  for (auto it = ranges.begin(); it != ranges.end();)
-    it = out.contains(it->first) ? ranges.erase(it) : std::next(it);
   for (auto& [rank, items] : readItems(debugger, "mpidbg/lists", ranges)) {
     if (!items) {
       out.emplace(rank, std::unexpected(items.error()));
