@@ -317,6 +317,21 @@ void Control::violation(Runtime& rt, const std::string& text) noexcept {
   }
 }
 
+void Control::divergence(Runtime& rt, const std::string& call, const std::string& text) noexcept {
+  try {
+    SignalBlock block(freezeSignal_);
+    std::unique_lock lock(mutex_, std::defer_lock);
+    lockWhenRunning(lock);
+    proto::Event event;
+    event.kind = proto::Event::Kind::Stopped;
+    event.where = call;
+    event.text = "replay diverged: " + text;
+    stopHere(rt, StopKind::Freeze, "replay diverged in " + call + ": " + text, std::move(event), lock, block);
+  } catch (...) {
+    // Out of memory while formatting: run on (the report went to stderr).
+  }
+}
+
 bool gFastPath = false;
 __thread std::atomic<std::uint64_t>* tFastExit __attribute__((tls_model("initial-exec"))) = nullptr;
 

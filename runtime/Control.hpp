@@ -145,6 +145,11 @@ class Control {
   /// while the rank is stopped. Violation breakpoints do not arm the fast
   /// path: they cost nothing until a violation happens.
   void violation(Runtime& rt, const std::string& text) noexcept;
+  /// Replay diverged (Record.hpp) in the MPI call described by `call` for
+  /// the reason `text`: stops the calling thread there until resumed (stop
+  /// text "replay diverged in CALL: TEXT"; a stop event at `call` whose text
+  /// is "replay diverged: TEXT"). Waits first while the rank is stopped.
+  void divergence(Runtime& rt, const std::string& call, const std::string& text) noexcept;
 
  private:
   Control() = default;

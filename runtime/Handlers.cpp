@@ -12,6 +12,7 @@
 #include "GdbServerHandler.hpp"
 #include "Lists.hpp"
 #include "QueueHandler.hpp"
+#include "Record.hpp"
 #include "Runtime.hpp"
 #include "StackCapture.hpp"
 #include "ThreadLevel.hpp"
@@ -119,6 +120,7 @@ void registerHandlers(ccs::Server& server, Runtime& runtime) {
   registerListHandlers(server, runtime);
   registerControlHandlers(server, runtime);
   registerThreadLevelHandler(server, runtime);
+  registerRecordHandler(server, runtime);
 }
 
 }  // namespace mpidbg::rt

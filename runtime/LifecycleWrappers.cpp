@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "CallScope.hpp"
+#include "Record.hpp"
 #include "mpidbg/mpidbg.h"
 
 using mpidbg::rt::CallScope;
@@ -18,6 +19,7 @@ MPIDBG_EXPORT int MPI_Init(int* argc, char*** argv) {
     int provided = MPI_THREAD_SINGLE;
     PMPI_Query_thread(&provided);
     mpidbg::rt::noteMpiInit(MPI_THREAD_SINGLE, provided);
+    mpidbg::rt::startDecisions();
     Runtime::startAfterInit(provided);
   }
   return rc;
@@ -28,6 +30,7 @@ MPIDBG_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* pr
   if (rc == MPI_SUCCESS) {
     const int level = provided ? *provided : required;
     mpidbg::rt::noteMpiInit(required, level);
+    mpidbg::rt::startDecisions();
     Runtime::startAfterInit(level);
   }
   return rc;
@@ -35,6 +38,7 @@ MPIDBG_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* pr
 
 MPIDBG_EXPORT int MPI_Finalize(void) {
   if (Runtime::attached()) mpidbg::rt::setPhase(MPIDBG_PHASE_FINALIZING);
+  mpidbg::rt::finishDecisions();
   int rc;
   {
     CallScope scope(MpiFunction::Finalize, MPI_COMM_WORLD);
@@ -51,6 +55,7 @@ MPIDBG_EXPORT int MPI_Finalize(void) {
 }
 
 MPIDBG_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode) {
+  mpidbg::rt::finishDecisions();
   if (Runtime* rt = Runtime::attached()) {
     try {
       char text[160];

@@ -3,9 +3,11 @@
 // receives and probes, the source for MPI_Sendrecv*) and calls PMPI. The
 // blocking ones do nothing else (the fast path); the MPI_Wait family also
 // publishes its request array and marks and completes the recorded
-// operations (RequestTracking.hpp).
+// operations (RequestTracking.hpp). Calls that take a matching decision go
+// through record/replay first when it is on (Record.hpp).
 #include <mpi.h>
 
+#include "Record.hpp"
 #include "RequestTracking.hpp"
 
 using mpidbg::rt::CallScope;
@@ -26,33 +28,48 @@ MPIDBG_SEND_WRAPPER(MPI_Ssend, MpiFunction::Ssend)
 MPIDBG_SEND_WRAPPER(MPI_Bsend, MpiFunction::Bsend)
 MPIDBG_SEND_WRAPPER(MPI_Rsend, MpiFunction::Rsend)
 
-MPIDBG_P2P_WRAPPER(MPI_Recv,
-                   (void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-                    MPI_Status* status),
-                   (buf, count, datatype, source, tag, comm, status), MpiFunction::Recv, comm, PeerRole::Source,
-                   source, tag, MpiFunction::Recv, comm, PeerRole::Source, source, true, tag, count)
+namespace {
 
-MPIDBG_EXPORT int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                               void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                               MPI_Comm comm, MPI_Status* status) {
+[[gnu::noinline]] int recvSlow(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                               MPI_Status* status) {
+  CallScope scope(MpiFunction::Recv, comm, PeerRole::Source, source, true, tag, count);
+  return MPIDBG_PMPI_OR_IDLE(MPI_Recv, (buf, count, datatype, source, tag, comm, status));
+}
+
+/// MPI_Recv as the program asked for it: the fast path, else recvSlow.
+[[gnu::always_inline]] inline int recvPlain(void* buf, int count, MPI_Datatype datatype, int source, int tag,
+                                            MPI_Comm comm, MPI_Status* status) {
+  if (!mpidbg::rt::fastEnter(MpiFunction::Recv, comm, PeerRole::Source, source, tag)) [[unlikely]]
+    return recvSlow(buf, count, datatype, source, tag, comm, status);
+  const int rc = PMPI_Recv(buf, count, datatype, source, tag, comm, status);
+  mpidbg::rt::fastLeave();
+  return rc;
+}
+
+int sendrecvPlain(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   CallScope scope(MpiFunction::Sendrecv, comm, PeerRole::Source, source, true, recvtag, sendcount, dest);
   return MPIDBG_PMPI_OR_IDLE(MPI_Sendrecv, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
                                            recvtype, source, recvtag, comm, status));
 }
 
-MPIDBG_EXPORT int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                                       int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+int sendrecvReplacePlain(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                         int recvtag, MPI_Comm comm, MPI_Status* status) {
   CallScope scope(MpiFunction::SendrecvReplace, comm, PeerRole::Source, source, true, recvtag, count, dest);
   return MPIDBG_PMPI_OR_IDLE(MPI_Sendrecv_replace, (buf, count, datatype, dest, sendtag, source, recvtag, comm, status));
 }
 
-MPIDBG_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+int probePlain(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   CallScope scope(MpiFunction::Probe, comm, PeerRole::Source, source, true, tag);
   return mpidbg::rt::gIdleWait ? mpidbg::rt::idle::probe(source, tag, comm, status)
                                 : PMPI_Probe(source, tag, comm, status);
 }
 
-MPIDBG_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+int iprobePlain(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+  return PMPI_Iprobe(source, tag, comm, flag, status);
+}
+
+int waitPlain(MPI_Request* request, MPI_Status* status) {
   WaitScope scope(MpiFunction::Wait, request, 1);
   WaitedOps ops(scope.tracking(), request, 1);
   const int rc = mpidbg::rt::gIdleWait ? mpidbg::rt::idle::wait(request, status) : PMPI_Wait(request, status);
@@ -60,7 +77,7 @@ MPIDBG_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status) {
   return rc;
 }
 
-MPIDBG_EXPORT int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
+int waitallPlain(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
   WaitScope scope(MpiFunction::Waitall, array_of_requests, count);
   WaitedOps ops(scope.tracking(), array_of_requests, count);
   const int rc = mpidbg::rt::gIdleWait ? mpidbg::rt::idle::waitall(count, array_of_requests, array_of_statuses)
@@ -69,7 +86,7 @@ MPIDBG_EXPORT int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_St
   return rc;
 }
 
-MPIDBG_EXPORT int MPI_Waitany(int count, MPI_Request array_of_requests[], int* indx, MPI_Status* status) {
+int waitanyPlain(int count, MPI_Request array_of_requests[], int* indx, MPI_Status* status) {
   WaitScope scope(MpiFunction::Waitany, array_of_requests, count);
   WaitedOps ops(scope.tracking(), array_of_requests, count);
   const int rc = mpidbg::rt::gIdleWait ? mpidbg::rt::idle::waitany(count, array_of_requests, indx, status)
@@ -78,8 +95,8 @@ MPIDBG_EXPORT int MPI_Waitany(int count, MPI_Request array_of_requests[], int* i
   return rc;
 }
 
-MPIDBG_EXPORT int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount,
-                               int array_of_indices[], MPI_Status array_of_statuses[]) {
+int waitsomePlain(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+                  MPI_Status array_of_statuses[]) {
   WaitScope scope(MpiFunction::Waitsome, array_of_requests, incount);
   WaitedOps ops(scope.tracking(), array_of_requests, incount);
   const int rc =
@@ -89,4 +106,71 @@ MPIDBG_EXPORT int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int
   if (rc == MPI_SUCCESS && outcount && *outcount != MPI_UNDEFINED && array_of_indices)
     for (int k = 0; k < *outcount; ++k) ops.completed(array_of_indices[k]);
   return rc;
+}
+
+}  // namespace
+
+// Every call below that can take a matching decision first checks whether
+// record or replay is on (Record.hpp decisionsOn: one load) and then takes
+// the deciding path around the plain body.
+
+MPIDBG_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                           MPI_Status* status) {
+  if (mpidbg::rt::decisionsOn())
+    return mpidbg::rt::decided::recv(buf, count, datatype, source, tag, comm, status, recvSlow);
+  return recvPlain(buf, count, datatype, source, tag, comm, status);
+}
+
+MPIDBG_EXPORT int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                               void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                               MPI_Comm comm, MPI_Status* status) {
+  if (mpidbg::rt::decisionsOn())
+    return mpidbg::rt::decided::sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                                         source, recvtag, comm, status, sendrecvPlain);
+  return sendrecvPlain(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                       comm, status);
+}
+
+MPIDBG_EXPORT int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                                       int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  if (mpidbg::rt::decisionsOn())
+    return mpidbg::rt::decided::sendrecvReplace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status,
+                                                sendrecvReplacePlain);
+  return sendrecvReplacePlain(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+}
+
+MPIDBG_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+  if (mpidbg::rt::decisionsOn()) return mpidbg::rt::decided::probe(source, tag, comm, status, probePlain);
+  return probePlain(source, tag, comm, status);
+}
+
+/// Interposed only for record/replay (MPI_Iprobe's flag is a decision).
+MPIDBG_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+  if (mpidbg::rt::decisionsOn()) return mpidbg::rt::decided::iprobe(source, tag, comm, flag, status, iprobePlain);
+  return PMPI_Iprobe(source, tag, comm, flag, status);
+}
+
+MPIDBG_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  if (mpidbg::rt::decisionsOn()) return mpidbg::rt::decided::wait(request, status, waitPlain);
+  return waitPlain(request, status);
+}
+
+MPIDBG_EXPORT int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
+  if (mpidbg::rt::decisionsOn())
+    return mpidbg::rt::decided::waitall(count, array_of_requests, array_of_statuses, waitallPlain);
+  return waitallPlain(count, array_of_requests, array_of_statuses);
+}
+
+MPIDBG_EXPORT int MPI_Waitany(int count, MPI_Request array_of_requests[], int* indx, MPI_Status* status) {
+  if (mpidbg::rt::decisionsOn())
+    return mpidbg::rt::decided::waitany(count, array_of_requests, indx, status, waitanyPlain);
+  return waitanyPlain(count, array_of_requests, indx, status);
+}
+
+MPIDBG_EXPORT int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount,
+                               int array_of_indices[], MPI_Status array_of_statuses[]) {
+  if (mpidbg::rt::decisionsOn())
+    return mpidbg::rt::decided::waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses,
+                                         waitsomePlain);
+  return waitsomePlain(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }

@@ -7,6 +7,7 @@
 // reports it complete. The MPI_Wait family is in P2pWrappers.cpp.
 #include <mpi.h>
 
+#include "Record.hpp"
 #include "RequestTracking.hpp"
 
 using mpidbg::rt::CallScope;
@@ -73,10 +74,21 @@ MPIDBG_EXPORT int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, 
                       [&] { return PMPI_Irsend(buf, count, datatype, dest, tag, comm, request); });
 }
 
-MPIDBG_EXPORT int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-                            MPI_Request* request) {
+namespace {
+
+int irecvPlain(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+               MPI_Request* request) {
   return pointToPoint(MpiFunction::Irecv, kRecv, 0, buf, count, datatype, source, tag, comm, request,
                       [&] { return PMPI_Irecv(buf, count, datatype, source, tag, comm, request); });
+}
+
+}  // namespace
+
+MPIDBG_EXPORT int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                            MPI_Request* request) {
+  if (mpidbg::rt::decisionsOn())
+    return mpidbg::rt::decided::irecv(buf, count, datatype, source, tag, comm, request, irecvPlain);
+  return irecvPlain(buf, count, datatype, source, tag, comm, request);
 }
 
 MPIDBG_EXPORT int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
@@ -126,6 +138,7 @@ MPIDBG_EXPORT int MPI_Startall(int count, MPI_Request array_of_requests[]) {
 
 MPIDBG_EXPORT int MPI_Request_free(MPI_Request* request) {
   const MPI_Request freed = request ? *request : MPI_REQUEST_NULL;
+  if (mpidbg::rt::decisionsOn()) mpidbg::rt::decided::requestFreed(freed);
   CallScope scope(MpiFunction::RequestFree, MPI_COMM_NULL);
   const int rc = PMPI_Request_free(request);
   mpidbg::rt::Runtime* rt = scope.runtime();
@@ -140,7 +153,9 @@ MPIDBG_EXPORT int MPI_Request_free(MPI_Request* request) {
   return rc;
 }
 
-MPIDBG_EXPORT int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+namespace {
+
+int testPlain(MPI_Request* request, int* flag, MPI_Status* status) {
   WaitScope scope(MpiFunction::Test, request, 1);
   WaitedOps ops(scope.tracking(), request, 1);
   const int rc = PMPI_Test(request, flag, status);
@@ -148,7 +163,7 @@ MPIDBG_EXPORT int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) 
   return rc;
 }
 
-MPIDBG_EXPORT int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
+int testallPlain(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
   WaitScope scope(MpiFunction::Testall, array_of_requests, count);
   WaitedOps ops(scope.tracking(), array_of_requests, count);
   const int rc = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
@@ -156,7 +171,7 @@ MPIDBG_EXPORT int MPI_Testall(int count, MPI_Request array_of_requests[], int* f
   return rc;
 }
 
-MPIDBG_EXPORT int MPI_Testany(int count, MPI_Request array_of_requests[], int* indx, int* flag, MPI_Status* status) {
+int testanyPlain(int count, MPI_Request array_of_requests[], int* indx, int* flag, MPI_Status* status) {
   WaitScope scope(MpiFunction::Testany, array_of_requests, count);
   WaitedOps ops(scope.tracking(), array_of_requests, count);
   const int rc = PMPI_Testany(count, array_of_requests, indx, flag, status);
@@ -164,12 +179,39 @@ MPIDBG_EXPORT int MPI_Testany(int count, MPI_Request array_of_requests[], int* i
   return rc;
 }
 
-MPIDBG_EXPORT int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
-                               MPI_Status array_of_statuses[]) {
+int testsomePlain(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+                  MPI_Status array_of_statuses[]) {
   WaitScope scope(MpiFunction::Testsome, array_of_requests, incount);
   WaitedOps ops(scope.tracking(), array_of_requests, incount);
   const int rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
   if (rc == MPI_SUCCESS && outcount && *outcount != MPI_UNDEFINED && array_of_indices)
     for (int k = 0; k < *outcount; ++k) ops.completed(array_of_indices[k]);
   return rc;
+}
+
+}  // namespace
+
+MPIDBG_EXPORT int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  if (mpidbg::rt::decisionsOn()) return mpidbg::rt::decided::test(request, flag, status, testPlain);
+  return testPlain(request, flag, status);
+}
+
+MPIDBG_EXPORT int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
+  if (mpidbg::rt::decisionsOn())
+    return mpidbg::rt::decided::testall(count, array_of_requests, flag, array_of_statuses, testallPlain);
+  return testallPlain(count, array_of_requests, flag, array_of_statuses);
+}
+
+MPIDBG_EXPORT int MPI_Testany(int count, MPI_Request array_of_requests[], int* indx, int* flag, MPI_Status* status) {
+  if (mpidbg::rt::decisionsOn())
+    return mpidbg::rt::decided::testany(count, array_of_requests, indx, flag, status, testanyPlain);
+  return testanyPlain(count, array_of_requests, indx, flag, status);
+}
+
+MPIDBG_EXPORT int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+                               MPI_Status array_of_statuses[]) {
+  if (mpidbg::rt::decisionsOn())
+    return mpidbg::rt::decided::testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses,
+                                         testsomePlain);
+  return testsomePlain(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }

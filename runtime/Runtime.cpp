@@ -25,6 +25,7 @@
 #include "ccs/Frame.hpp"
 #include "ccs/QueueProtocol.hpp"
 #include "ccs/StackProtocol.hpp"
+#include "ccs/RecordProtocol.hpp"
 #include "ccs/ThreadLevelProtocol.hpp"
 
 namespace mpidbg::rt {
@@ -240,7 +241,8 @@ Expected<void> Runtime::installForwarder(const ccs::Security& security) {
   // the `==` terminator) concatenate in rank order; continue answers empty.
   for (std::string_view handler : {ccs::proto::kStatusHandler, ccs::proto::kCollectivesHandler,
                                    ccs::proto::kQueuesHandler, ccs::proto::kContinueHandler,
-                                   ccs::proto::kStacksHandler, ccs::proto::kThreadLevelHandler})
+                                   ccs::proto::kStacksHandler, ccs::proto::kThreadLevelHandler,
+                                   ccs::proto::kRecordHandler})
     options.mergeTable.add(std::string(handler), ccs::MergeRule::Concatenate);
   for (std::string_view handler : ccs::proto::kControlHandlers)
     options.mergeTable.add(std::string(handler), ccs::MergeRule::Concatenate);

@@ -408,13 +408,16 @@ const std::vector<Command>& commandTable() {
       {"disable", {}, "disable N", "Disable breakpoint N", "Breakpoint N stays set but does not stop ranks.",
        doDisable},
       {"enable", {}, "enable N", "Enable breakpoint N", "Breakpoint N stops ranks again.", doEnable},
-      {"info", {"i"}, "info break | info entries [RANKS] | info threadlevel [RANKS]",
-       "List breakpoints with hits, entry points reached, or MPI thread levels",
+      {"info", {"i"}, "info break | info entries [RANKS] | info threadlevel [RANKS] | info record [RANKS]",
+       "List breakpoints with hits, entry points reached, MPI thread levels, or record/replay",
        "info break: each breakpoint, where it is set and how often each rank matched it.\n"
        "info entries: the entry points each rank has reached, with hit counts.\n"
        "info threadlevel: each rank's thread level as requested from MPI_Init_thread (MPI_Init:\n"
        "MPI_THREAD_SINGLE), as provided, and the lowest level its MPI calls so far need, with\n"
-       "the number of violations seen.",
+       "the number of violations seen.\n"
+       "info record: per rank, the matching decisions recorded so far (mpidbg --record DIR) by MPI\n"
+       "function and the log's size, and how far replay has come (mpidbg --replay DIR), with the\n"
+       "divergence report when the program asked for a decision the record does not hold.",
        doInfo},
       {"freeze", {}, "freeze [--now] [RANKS]", "Stop ranks at their next safe point, or at once",
        "Without --now a rank stops at its next MPI call or entry point. With --now it stops\n"

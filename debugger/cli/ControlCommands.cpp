@@ -5,6 +5,7 @@
 
 #include "ccs/Condition.hpp"
 #include "ccs/ControlProtocol.hpp"
+#include "ccs/RecordProtocol.hpp"
 #include "ccs/ThreadLevelProtocol.hpp"
 #include "debugger/cli/JsonOutput.hpp"
 #include "debugger/cli/SetCommands.hpp"
@@ -134,6 +135,72 @@ CommandResult infoThreadLevel(Context& ctx, std::string_view rankText) {
                                               {"violations", i.violations}},
                                              g.ranks));
   }
+  for (const auto& [rank, why] : missing) result.text += "[" + std::to_string(rank) + "] did not answer: " + why + "\n";
+  if (result.text.empty()) result.text = "No rank answered (the job has ended?).\n";
+  return result;
+}
+
+/// "MPI_Recv:40,MPI_Waitany:12" (RecordInfo::byKind) as a JSON object.
+nlohmann::json byFunctionJson(std::string_view byKind) {
+  nlohmann::json out = nlohmann::json::object();
+  while (!byKind.empty()) {
+    const auto comma = byKind.find(',');
+    const std::string_view item = byKind.substr(0, comma);
+    byKind = comma == std::string_view::npos ? std::string_view() : byKind.substr(comma + 1);
+    const auto colon = item.rfind(':');
+    if (colon == std::string_view::npos) continue;
+    out[std::string(item.substr(0, colon))] = std::strtoull(std::string(item.substr(colon + 1)).c_str(), nullptr, 10);
+  }
+  return out;
+}
+
+/// info record [RANKS]: what each rank records and replays (mpidbg/record),
+/// ranks with the same state together. Data: {"ranks":[{"rank","recording",
+/// "record_path","recorded","record_bytes","by_function","replaying",
+/// "replay_path","replayed","replay_total","replay_complete","diverged"}],
+/// "missing":[{"ranks","rank_list","why"}]}.
+CommandResult infoRecord(Context& ctx, std::string_view rankText) {
+  auto ranks = commandRanks(ctx, rankText);
+  if (!ranks) return CommandResult::failure(ranks.error().message);
+  auto [text, missing] = ctx.debugger.collect(*ranks, proto::kRecordHandler);
+  auto infos = proto::decodeRecordInfos(text);
+  if (!infos) return CommandResult::failure(infos.error().message);
+  std::map<int, std::string> byRank;
+  CommandResult result;
+  result.data = {{"ranks", nlohmann::json::array()}, {"missing", groupsJson(missing, "why")}};
+  for (const auto& i : *infos) {
+    std::string line;
+    if (!i.recordPath.empty()) {
+      line += "recorded " + std::to_string(i.recorded) + (i.recorded == 1 ? " decision" : " decisions");
+      if (!i.byKind.empty()) {
+        std::string kinds(i.byKind);
+        for (char& c : kinds) c = c == ',' ? ';' : c == ':' ? ' ' : c;
+        line += " (" + kinds + ")";
+      }
+      line += ", " + std::to_string(i.recordBytes) + " bytes" + (i.recording ? "" : ", log closed");
+    }
+    if (!i.replayPath.empty()) {
+      if (!line.empty()) line += "; ";
+      line += "replayed " + std::to_string(i.replayed) + " of " + std::to_string(i.replayTotal) + " decisions";
+      if (!i.diverged.empty()) line += ", diverged at " + i.diverged;
+      else if (!i.replayComplete && i.replayTotal > 0) line += " (the record was cut short)";
+    }
+    if (line.empty()) line = "not recording or replaying (mpidbg --record DIR / --replay DIR)";
+    byRank[i.rank] = line;
+    result.data["ranks"].push_back({{"rank", i.rank},
+                                    {"recording", i.recording},
+                                    {"record_path", i.recordPath},
+                                    {"recorded", i.recorded},
+                                    {"record_bytes", i.recordBytes},
+                                    {"by_function", byFunctionJson(i.byKind)},
+                                    {"replaying", i.replaying},
+                                    {"replay_path", i.replayPath},
+                                    {"replayed", i.replayed},
+                                    {"replay_total", i.replayTotal},
+                                    {"replay_complete", i.replayComplete},
+                                    {"diverged", i.diverged}});
+  }
+  for (const auto& g : core::groupByText(byRank)) result.text += g.ranks.toString() + " " + g.text + "\n";
   for (const auto& [rank, why] : missing) result.text += "[" + std::to_string(rank) + "] did not answer: " + why + "\n";
   if (result.text.empty()) result.text = "No rank answered (the job has ended?).\n";
   return result;
@@ -302,7 +369,8 @@ CommandResult doInfo(Context& ctx, std::string_view args) {
     return result;
   }
   if (what == "threadlevel") return infoThreadLevel(ctx, rest);
-  return CommandResult::failure("usage: info break | info entries [RANKS] | info threadlevel [RANKS]");
+  if (what == "record") return infoRecord(ctx, rest);
+  return CommandResult::failure("usage: info break | info entries [RANKS] | info threadlevel [RANKS] | info record [RANKS]");
 }
 
 CommandResult doFreeze(Context& ctx, std::string_view args) {

@@ -18,6 +18,7 @@
 #include "debugger/cli/ExitCodes.hpp"
 #include "debugger/cli/HangTriage.hpp"
 #include "debugger/cli/JsonOutput.hpp"
+#include "debugger/cli/RecordMain.hpp"
 #include "debugger/cli/Repl.hpp"
 #include "debugger/core/HangReport.hpp"
 #include "debugger/core/mqs/QueueSources.hpp"
@@ -130,6 +131,7 @@ static void installTerminationHandlers() {
 
 int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "core") return coreMain({argv + 2, argv + argc});
+  if (argc >= 2 && std::string(argv[1]) == "record") return cli::recordMain({argv + 2, argv + argc});
   // Everything after the first "--" is the launcher command, untouched.
   std::vector<std::string> ours, launcherArgv;
   bool sawSeparator = false;
@@ -149,7 +151,9 @@ int main(int argc, char** argv) {
                "       mpidbg -ex run -ex 'wait 30' -ex status -ex kill -- mpiexec -n 4 ./app\n"
                "       mpidbg --hang-timeout 60 --report hang.json -- mpiexec -n 4 ./app   (CI: report a hang)\n"
                "       mpidbg --json -x cmds.txt -- mpiexec -n 4 ./app   (one JSON object per command)\n"
-               "       mpidbg core --mqs core.1234 core.1235 ...   (queues and hang verdict from core files)\n\n"
+               "       mpidbg core --mqs core.1234 core.1235 ...   (queues and hang verdict from core files)\n"
+               "       mpidbg --record rec -- mpiexec -n 4 ./app; mpidbg --replay rec -- mpiexec -n 4 ./app\n"
+               "       mpidbg record show|compare ...   (decision logs of record and replay)\n\n"
                "Without -ex/-x, commands come from the prompt (a terminal) or from stdin.\n"
                "Type 'help' at the prompt for the commands.",
                "mpidbg"};
@@ -198,6 +202,15 @@ int main(int argc, char** argv) {
   app.add_flag("--json", json,
                "Print each command's result as one JSON object per line on stdout, events too "
                "(docs/json-schema.md, schema mpidbg/1); the job's own output goes to stderr");
+  std::string recordDir, replayDir;
+  app.add_option("--record", recordDir,
+                 "Record every rank's message-matching decisions (wildcard matches, completion orders, "
+                 "test results) into DIR/rank-R.rec")
+      ->type_name("DIR");
+  app.add_option("--replay", replayDir,
+                 "Replay the decisions recorded in DIR: wildcard receives match as recorded; a rank whose "
+                 "program asks for a decision the record does not hold stops with a report")
+      ->type_name("DIR");
   app.set_version_flag("--version", "mpidbg 0.1.0");
   app.footer("Commands: 'help' at the prompt, docs/command-reference.md, or man mpidbg (after cmake --install).");
   try {
@@ -218,6 +231,11 @@ int main(int argc, char** argv) {
   }
   if (json && triage.enabled()) {
     std::cerr << "error: --json is for commands; --hang-timeout writes its JSON report with --report FILE\n";
+    return cli::kExitUsage;
+  }
+
+  if (const std::string error = cli::prepareRecordDirs(recordDir, replayDir); !error.empty()) {
+    std::cerr << "error: " << error << "\n";
     return cli::kExitUsage;
   }
 
@@ -266,6 +284,8 @@ int main(int argc, char** argv) {
   launch.runtimePath = runtimePath;
   launch.stopAtInit = !noStopAtInit && !triage.enabled();  // triage runs the job as it is
   launch.plainCcs = plainCcs;
+  launch.recordDir = recordDir;
+  launch.replayDir = replayDir;
   launch.registerTimeout = std::chrono::milliseconds(static_cast<long long>(registerTimeout * 1000));
   auto launched = debugger.launch(
       launch,

@@ -56,6 +56,8 @@ Expected<void> Debugger::launch(const LaunchOptions& options, const Progress& pr
       {"MPIDBG_STOP_AT_INIT", options.stopAtInit ? "1" : "0"},
       {"MPIDBG_CCS_SECURITY", options.plainCcs ? "plain" : "tls"},
   };
+  if (!options.recordDir.empty()) env.emplace_back("MPIDBG_RECORD", options.recordDir);
+  if (!options.replayDir.empty()) env.emplace_back("MPIDBG_REPLAY", options.replayDir);
   channels_ = std::make_unique<RankChannels>(
       options.plainCcs ? ccs::Security{ccs::SecurityMode::Plain, {}, "mpidbg-session"}
                        : ccs::Security{ccs::SecurityMode::Tls, sessionDir_->key(), "mpidbg-session"});

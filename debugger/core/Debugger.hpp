@@ -35,6 +35,12 @@ struct LaunchOptions {
   bool plainCcs = false;
   /// How long to wait for every rank to register.
   std::chrono::milliseconds registerTimeout{60000};
+  /// Record every rank's matching decisions into this directory
+  /// (DIR/rank-R.rec; runtime/Record.hpp); "" for none. Absolute.
+  std::string recordDir;
+  /// Replay the matching decisions recorded in this directory; "" for none.
+  /// Absolute; may be combined with recordDir (a different directory).
+  std::string replayDir;
 };
 
 /// Called while waiting: registered ranks so far and the expected count (0
