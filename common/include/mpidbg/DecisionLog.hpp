@@ -415,8 +415,11 @@ inline Expected<Log> decode(std::string_view bytes) {
         std::uint64_t delta = 0;
         ok = (low & ~detail::kSameTag) == 0 && varint(delta);
         if (ok) {
-          const std::int64_t ordinal = lastOrdinal + detail::unzigzag(delta);
-          ok = ordinal >= 0 && ordinal < (std::int64_t{1} << 48);
+          // Bounded before adding: a hostile delta must not overflow.
+          const std::int64_t step = detail::unzigzag(delta);
+          ok = step > -(std::int64_t{1} << 48) && step < (std::int64_t{1} << 48);
+          const std::int64_t ordinal = ok ? lastOrdinal + step : -1;
+          ok = ok && ordinal >= 0 && ordinal < (std::int64_t{1} << 48);
           d.index = lastOrdinal = ordinal;
         }
         ok = ok && match(d, low & detail::kSameTag);
