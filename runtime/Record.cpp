@@ -396,6 +396,23 @@ bool checkIndex(const MPI_Request* requests, int count, std::int64_t index, cons
   return false;
 }
 
+/// `count` null requests: a replayed MPI_Test* or MPI_Waitsome calls its
+/// plain body on them first, so that its safe point (breakpoints, freeze,
+/// step) and call count are the same as in the recorded run; MPI answers at
+/// once. Falls back to none (count 0) when out of memory.
+struct NullRequests {
+  explicit NullRequests(int count) {
+    try {
+      requests.assign(static_cast<std::size_t>(count > 0 ? count : 0), MPI_REQUEST_NULL);
+    } catch (...) {
+    }
+  }
+  int count() const noexcept { return static_cast<int>(requests.size()); }
+  MPI_Request* data() noexcept { return requests.empty() ? &none : requests.data(); }
+  std::vector<MPI_Request> requests;
+  MPI_Request none = MPI_REQUEST_NULL;
+};
+
 bool allNull(const MPI_Request* requests, int count) noexcept {
   for (int i = 0; i < count; ++i)
     if (requests[i] != MPI_REQUEST_NULL) return false;
@@ -630,10 +647,25 @@ int waitany(int count, MPI_Request* requests, int* index, MPI_Status* status, Wa
     const std::string call = requestsCall("MPI_Waitany", count);
     if (auto d = nextDecision(DecisionKind::Waitany, call)) {
       if (d->index >= 0 && checkIndex(requests, count, d->index, *d, call)) {
+        // MPI_Waitany itself (its safe point, its request tracking) over the
+        // recorded request alone.
         const int i = static_cast<int>(d->index);
-        const int rc = MPI_Wait(&requests[i], status);
-        if (rc == MPI_SUCCESS && index) *index = i;
-        if (rc == MPI_SUCCESS && recording()) recordDecision(*d);
+        std::vector<MPI_Request> masked;
+        try {
+          masked.assign(static_cast<std::size_t>(count), MPI_REQUEST_NULL);
+        } catch (...) {
+          return MPI_Wait(&requests[i], status);
+        }
+        masked[static_cast<std::size_t>(i)] = requests[i];
+        Completions done(masked.data(), count, status, 1);
+        int got = MPI_UNDEFINED;
+        const int rc = plain(count, masked.data(), &got, done.statuses(status));
+        requests[i] = masked[static_cast<std::size_t>(i)];
+        if (rc == MPI_SUCCESS) {
+          done.completed(got, 0);
+          if (index) *index = got;
+          if (recording()) recordDecision(*d);
+        }
         return rc;
       }
       if (d->index < 0 && !allNull(requests, count))
@@ -704,6 +736,9 @@ int waitsome(int count, MPI_Request* requests, int* outcount, int* indices, MPI_
   if (replaying()) {
     const std::string call = requestsCall("MPI_Waitsome", count);
     if (auto d = nextDecision(DecisionKind::Waitsome, call)) {
+      NullRequests nulls(count);
+      int out = 0;
+      plain(nulls.count(), nulls.data(), &out, indices, MPI_STATUSES_IGNORE);
       int rc = MPI_SUCCESS;
       if (!d->someUndefined && d->indices.empty())
         diverge(call, "the record holds MPI_Waitsome with no index");
@@ -731,8 +766,21 @@ int test(MPI_Request* request, int* flag, MPI_Status* status, TestFn plain) noex
   if (replaying()) {
     if (auto d = nextDecision(DecisionKind::Test, requestsCall("MPI_Test", 1))) {
       int rc = MPI_SUCCESS;
-      if (d->flag) rc = MPI_Wait(request, status);  // completed in the recorded run: it will here
-      if (flag) *flag = d->flag ? 1 : 0;            // not completed then: not now either
+      int done = 0;
+      if (d->flag) {
+        // Completed in the recorded run: it will here (MPI_Wait when the
+        // test itself does not find it complete).
+        Completions completion(request, 1, status, 1);
+        rc = plain(request, &done, completion.statuses(status));
+        if (rc == MPI_SUCCESS && done) completion.completed(0, 0);
+        if (rc == MPI_SUCCESS && !done) rc = MPI_Wait(request, status);
+      } else {
+        // Not completed then: not now either (the test runs on a null
+        // request for its safe point).
+        MPI_Request none = MPI_REQUEST_NULL;
+        plain(&none, &done, MPI_STATUS_IGNORE);
+      }
+      if (flag) *flag = d->flag ? 1 : 0;
       if (rc == MPI_SUCCESS && recording()) recordDecision(*d);
       return rc;
     }
@@ -756,6 +804,9 @@ int testall(int count, MPI_Request* requests, int* flag, MPI_Status* statuses, T
   if (replaying()) {
     if (auto d = nextDecision(DecisionKind::Testall, requestsCall("MPI_Testall", count))) {
       int rc = MPI_SUCCESS;
+      NullRequests nulls(count);
+      int done = 0;
+      plain(nulls.count(), nulls.data(), &done, MPI_STATUSES_IGNORE);  // the safe point
       if (d->flag) rc = MPI_Waitall(count, requests, statuses);
       if (flag) *flag = d->flag ? 1 : 0;
       if (rc == MPI_SUCCESS && recording()) recordDecision(*d);
@@ -782,6 +833,11 @@ int testany(int count, MPI_Request* requests, int* index, int* flag, MPI_Status*
   if (replaying()) {
     const std::string call = requestsCall("MPI_Testany", count);
     if (auto d = nextDecision(DecisionKind::Testany, call)) {
+      {
+        NullRequests nulls(count);
+        int i = MPI_UNDEFINED, done = 0;
+        plain(nulls.count(), nulls.data(), &i, &done, MPI_STATUS_IGNORE);  // the safe point
+      }
       if (!d->flag) {
         if (flag) *flag = 0;
         if (index) *index = MPI_UNDEFINED;
@@ -823,6 +879,9 @@ int testsome(int count, MPI_Request* requests, int* outcount, int* indices, MPI_
   if (replaying()) {
     const std::string call = requestsCall("MPI_Testsome", count);
     if (auto d = nextDecision(DecisionKind::Testsome, call)) {
+      NullRequests nulls(count);
+      int out = 0;
+      plain(nulls.count(), nulls.data(), &out, indices, MPI_STATUSES_IGNORE);
       int rc = MPI_SUCCESS;
       if (replaySome(*d, count, requests, outcount, indices, statuses, call, rc)) return rc;
     }

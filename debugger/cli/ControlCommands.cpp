@@ -173,8 +173,8 @@ CommandResult infoRecord(Context& ctx, std::string_view rankText) {
     if (!i.recordPath.empty()) {
       line += "recorded " + std::to_string(i.recorded) + (i.recorded == 1 ? " decision" : " decisions");
       if (!i.byKind.empty()) {
-        std::string kinds(i.byKind);
-        for (char& c : kinds) c = c == ',' ? ';' : c == ':' ? ' ' : c;
+        std::string kinds;
+        for (char c : i.byKind) kinds += c == ',' ? std::string(", ") : std::string(1, c == ':' ? ' ' : c);
         line += " (" + kinds + ")";
       }
       line += ", " + std::to_string(i.recordBytes) + " bytes" + (i.recording ? "" : ", log closed");
