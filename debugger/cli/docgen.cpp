@@ -199,6 +199,12 @@ void printMan(std::ostream& out) {
          ".br\n"
          ".B mpidbg core\n"
          "[\\fB\\-\\-mqs\\fR] [\\fB\\-\\-json\\fR] [\\fB\\-\\-mqs\\-dll\\fR \\fIPATH\\fR] \\fICORE\\fR...\n"
+         ".br\n"
+         ".B mpidbg record show\n"
+         "[\\fB\\-\\-decisions\\fR] [\\fB\\-\\-json\\fR] \\fIDIR\\fR|\\fIFILE\\fR...\n"
+         ".br\n"
+         ".B mpidbg record compare\n"
+         "[\\fB\\-\\-json\\fR] \\fIDIR1\\fR \\fIDIR2\\fR\n"
          ".SH DESCRIPTION\n"
          "\\fBmpidbg\\fR starts an MPI job with its launcher (everything after \\fB\\-\\-\\fR, e.g.\n"
          "\\fBmpiexec \\-n 4 ./app\\fR), preloads its runtime into every rank, and debugs all ranks\n"
@@ -218,6 +224,10 @@ void printMan(std::ostream& out) {
          ".PP\n"
          "\\fBmpidbg core\\fR prints the message queues and the hang verdict of a job from its\n"
          "ranks' core files, read through the message\\-queue DLL (no job, no gdb).\n"
+         ".PP\n"
+         "\\fBmpidbg record show\\fR summarizes the decision logs of \\fB\\-\\-record\\fR per rank (and lists\n"
+         "every decision with \\fB\\-\\-decisions\\fR); \\fBmpidbg record compare\\fR tells whether two\n"
+         "recorded runs took the same decisions (exit 0) or where they first differ (exit 65).\n"
          ".SH OPTIONS\n";
   struct Option {
     const char* spelling;
@@ -249,6 +259,15 @@ void printMan(std::ostream& out) {
        "Print every command's result as one JSON object per line on standard output, and events as JSON "
        "lines too; the job's own output goes to standard error. The format is docs/json-schema.md "
        "(schema mpidbg/1)."},
+      {"--record DIR",
+       "Record every rank's message-matching decisions (the source and tag each wildcard receive or probe "
+       "matched, the order MPI_Waitany/Waitsome/Testany/Testsome completed requests, whether each "
+       "MPI_Test/MPI_Iprobe succeeded) into DIR/rank-R.rec. Read them with mpidbg record show DIR."},
+      {"--replay DIR",
+       "Replay the decisions recorded in DIR: wildcard receives match the recorded source and tag, completions "
+       "come in the recorded order, tests succeed as recorded. A rank whose program asks for a decision the "
+       "record does not hold stops there with a report (info record). Combines with --record OTHER_DIR and "
+       "with every command."},
       {"--version", "Print the version and exit."},
       {"-h, --help", "Print the options and exit."},
   };
@@ -297,6 +316,9 @@ void printMan(std::ostream& out) {
        "(auto: when the rank is on another host) or attaches by pid."},
       {"MPIDBG_GDBSERVER", "The gdbserver a rank starts for remote gdb (default: gdbserver in the rank's PATH)."},
       {"MPIDBG_CCS_BIND", "The interface each rank's CCS server binds (default 127.0.0.1)."},
+      {"MPIDBG_RECORD, MPIDBG_REPLAY",
+       "Set by --record and --replay; a job run without mpidbg, with libmpidbg-rt.so preloaded and these set "
+       "to directories, records or replays by itself (a divergence then aborts the job with the report)."},
       {"NO_COLOR", "When set to anything but the empty string, mpidbg prints no colors."},
   };
   for (const Option& e : environment) manItem(out, e.spelling, roff(e.meaning) + "\n");
@@ -315,7 +337,8 @@ void printMan(std::ostream& out) {
        "--hang-timeout with -ex, -x or --json.");
   code(kExitCommandFailed,
        "A command failed in batch mode (unknown command, bad rank set, gdb could not attach, ...); "
-       "for mpidbg core, a core file could not be read.");
+       "for mpidbg core, a core file could not be read; for mpidbg record, a log could not be read or the "
+       "compared runs differ.");
   code(kExitLaunchFailed,
        "The job could not be started: launcher not found, the job ended before every rank registered, or "
        "registration timed out.");
@@ -332,6 +355,8 @@ void printMan(std::ostream& out) {
       << roff("mpidbg --hang-timeout 60 --report hang.json -- mpiexec -n 4 ./app") << "\n"
       << roff("mpidbg --json -ex run -ex 'wait 30' -ex hang -- mpiexec -n 4 ./app") << "\n"
       << roff("mpidbg core --mqs core.1234 core.1235") << "\n"
+      << roff("mpidbg --record rec -- mpiexec -n 4 ./app; mpidbg --replay rec -- mpiexec -n 4 ./app") << "\n"
+      << roff("mpidbg record compare rec replayed") << "\n"
       << ".fi\n"
          ".SH SEE ALSO\n"
          ".BR gdb (1),\n"
