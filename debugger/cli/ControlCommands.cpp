@@ -155,7 +155,7 @@ nlohmann::json byFunctionJson(std::string_view byKind) {
 }
 
 /// info record [RANKS]: what each rank records and replays (mpidbg/record),
-/// ranks with the same state together. Data: {"ranks":[{"rank","recording",
+/// ranks with the same state together. Data: {"records":[{"rank","recording",
 /// "record_path","recorded","record_bytes","by_function","replaying",
 /// "replay_path","replayed","replay_total","replay_complete","diverged"}],
 /// "missing":[{"ranks","rank_list","why"}]}.
@@ -167,7 +167,7 @@ CommandResult infoRecord(Context& ctx, std::string_view rankText) {
   if (!infos) return CommandResult::failure(infos.error().message);
   std::map<int, std::string> byRank;
   CommandResult result;
-  result.data = {{"ranks", nlohmann::json::array()}, {"missing", groupsJson(missing, "why")}};
+  result.data = {{"records", nlohmann::json::array()}, {"missing", groupsJson(missing, "why")}};
   for (const auto& i : *infos) {
     std::string line;
     if (!i.recordPath.empty()) {
@@ -187,7 +187,7 @@ CommandResult infoRecord(Context& ctx, std::string_view rankText) {
     }
     if (line.empty()) line = "not recording or replaying (mpidbg --record DIR / --replay DIR)";
     byRank[i.rank] = line;
-    result.data["ranks"].push_back({{"rank", i.rank},
+    result.data["records"].push_back({{"rank", i.rank},
                                     {"recording", i.recording},
                                     {"record_path", i.recordPath},
                                     {"recorded", i.recorded},

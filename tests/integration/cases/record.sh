@@ -106,3 +106,17 @@ case_record_usage_errors() {
   run_mpidbg 30 record compare "$work/same"
   check_rc 64
 }
+
+case_record_info_record_json() {
+  # Validated against docs/json-schema.json (json_check, cases/json.sh).
+  run_mpidbg 60 --json --record "$work/rec6" -ex 'break [0] MPI_Finalize' -ex run -ex 'wait 30' \
+    -ex 'info record' -ex 'delete 1' -ex c -ex 'wait 30' -ex 'wait 30' -- "$mpiexec" -n 4 "$race" 3 200
+  json_check '
+records = result("info record")["records"]
+check([r["rank"] for r in records] == [0, 1, 2, 3], "one record per rank")
+r0 = records[0]
+check(r0["record_path"].endswith("/rank-0.rec") and r0["by_function"]["MPI_Recv"] == 3, "rank 0 recorded 3 MPI_Recv matches")
+check(r0["by_function"]["MPI_Irecv"] == 3 and r0["by_function"]["MPI_Waitany"] == 3, "rank 0: MPI_Irecv and MPI_Waitany")
+check(all(r["recorded"] == 0 and not r["replaying"] for r in records[1:]), "the senders decide nothing")
+'
+}
