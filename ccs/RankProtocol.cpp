@@ -270,6 +270,7 @@ std::string encode(const Event& e) {
     put(w, "where", e.where);
   if (e.stop != 0) putInt(w, "stop", e.stop);
   if (!e.text.empty()) put(w, "text", e.text);
+  if (!e.stacks.empty()) put(w, "stacks", e.stacks);
   return w;
 }
 
@@ -292,6 +293,7 @@ Expected<Event> decodeEvent(std::string_view text) {
     MPIDBG_TRY_ASSIGN(e.where, r.text("where"));
   if (r.has("stop")) MPIDBG_TRY_ASSIGN(e.stop, r.integer<std::uint32_t>("stop"));
   e.text = r.text("text", "");
+  e.stacks = r.text("stacks", "");
   return e;
 }
 

@@ -151,6 +151,10 @@ struct Event {
   /// Breakpoint/Stopped: the rank's number for this stop (1, 2, ...; 0 when
   /// the sender does not number stops). A ContinueRequest quotes it back.
   std::uint32_t stop = 0;
+  /// Violation: the stacks of the threads involved (the calling thread
+  /// first, then the other one), one ccs/StackProtocol.hpp record; "" when
+  /// not captured. Key `stacks`, optional.
+  std::string stacks;
 };
 
 /// The data of a kContinueHandler request. A `continue` can cross a

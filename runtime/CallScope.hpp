@@ -78,7 +78,11 @@ class CallScope {
                                    int peer = 0, bool hasTag = false, int tag = 0, int count = -1,
                                    int sendDest = MPI_PROC_NULL) noexcept
       : rt_(Runtime::attached()) {
-    if (!rt_) return;
+    if (!rt_) {
+      if (!__atomic_load_n(&gMpiInitEntered, __ATOMIC_RELAXED)) [[unlikely]]
+        noteCallBeforeInit(function);
+      return;
+    }
     if (++tCallDepth != 1) return;
     outermost_ = true;
     thread_ = threadCheck(*rt_, function, comm == MPI_COMM_NULL ? 0 : commKey(comm), false);
@@ -160,7 +164,11 @@ class CallScope {
   [[gnu::always_inline]] CallScope(CollectiveTag, MpiFunction function, int collClass, bool countExit,
                                    MPI_Comm comm, PeerRole role, int root, int count, Issued* out) noexcept
       : rt_(Runtime::attached()) {
-    if (!rt_) return;
+    if (!rt_) {
+      if (!__atomic_load_n(&gMpiInitEntered, __ATOMIC_RELAXED)) [[unlikely]]
+        noteCallBeforeInit(function);
+      return;
+    }
     if (++tCallDepth != 1) return;
     outermost_ = true;
     thread_ = threadCheck(*rt_, function, commKey(comm), countExit && collClass >= 0);
@@ -183,7 +191,11 @@ class CallScope {
 
   CallScope(WaitingTag, MpiFunction function, const MPI_Request* requests, int count) noexcept
       : rt_(Runtime::attached()) {
-    if (!rt_) return;
+    if (!rt_) {
+      if (!__atomic_load_n(&gMpiInitEntered, __ATOMIC_RELAXED)) [[unlikely]]
+        noteCallBeforeInit(function);
+      return;
+    }
     if (++tCallDepth != 1) return;
     outermost_ = true;
     thread_ = threadCheck(*rt_, function, 0, false);

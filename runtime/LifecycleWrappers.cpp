@@ -14,6 +14,7 @@ using mpidbg::rt::MpiFunction;
 using mpidbg::rt::Runtime;
 
 MPIDBG_EXPORT int MPI_Init(int* argc, char*** argv) {
+  __atomic_store_n(&mpidbg::rt::gMpiInitEntered, true, __ATOMIC_RELAXED);
   const int rc = PMPI_Init(argc, argv);
   if (rc == MPI_SUCCESS) {
     int provided = MPI_THREAD_SINGLE;
@@ -26,6 +27,7 @@ MPIDBG_EXPORT int MPI_Init(int* argc, char*** argv) {
 }
 
 MPIDBG_EXPORT int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  __atomic_store_n(&mpidbg::rt::gMpiInitEntered, true, __ATOMIC_RELAXED);
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
   if (rc == MPI_SUCCESS) {
     const int level = provided ? *provided : required;

@@ -30,46 +30,46 @@ MPIDBG_SEND_WRAPPER(MPI_Rsend, MpiFunction::Rsend)
 
 namespace {
 
-[[gnu::noinline]] int recvSlow(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+[[gnu::noinline]] int MPI_Recv_slow(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                                MPI_Status* status) {
   CallScope scope(MpiFunction::Recv, comm, PeerRole::Source, source, true, tag, count);
   return MPIDBG_PMPI_OR_IDLE(MPI_Recv, (buf, count, datatype, source, tag, comm, status));
 }
 
-/// MPI_Recv as the program asked for it: the fast path, else recvSlow.
+/// MPI_Recv as the program asked for it: the fast path, else MPI_Recv_slow.
 [[gnu::always_inline]] inline int recvPlain(void* buf, int count, MPI_Datatype datatype, int source, int tag,
                                             MPI_Comm comm, MPI_Status* status) {
   if (!mpidbg::rt::fastEnter(MpiFunction::Recv, comm, PeerRole::Source, source, tag)) [[unlikely]]
-    return recvSlow(buf, count, datatype, source, tag, comm, status);
+    return MPI_Recv_slow(buf, count, datatype, source, tag, comm, status);
   const int rc = PMPI_Recv(buf, count, datatype, source, tag, comm, status);
   mpidbg::rt::fastLeave();
   return rc;
 }
 
-int sendrecvPlain(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
+int MPI_Sendrecv_slow(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   CallScope scope(MpiFunction::Sendrecv, comm, PeerRole::Source, source, true, recvtag, sendcount, dest);
   return MPIDBG_PMPI_OR_IDLE(MPI_Sendrecv, (sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
                                            recvtype, source, recvtag, comm, status));
 }
 
-int sendrecvReplacePlain(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+int MPI_Sendrecv_replace_slow(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
                          int recvtag, MPI_Comm comm, MPI_Status* status) {
   CallScope scope(MpiFunction::SendrecvReplace, comm, PeerRole::Source, source, true, recvtag, count, dest);
   return MPIDBG_PMPI_OR_IDLE(MPI_Sendrecv_replace, (buf, count, datatype, dest, sendtag, source, recvtag, comm, status));
 }
 
-int probePlain(int source, int tag, MPI_Comm comm, MPI_Status* status) {
+int MPI_Probe_slow(int source, int tag, MPI_Comm comm, MPI_Status* status) {
   CallScope scope(MpiFunction::Probe, comm, PeerRole::Source, source, true, tag);
   return mpidbg::rt::gIdleWait ? mpidbg::rt::idle::probe(source, tag, comm, status)
                                 : PMPI_Probe(source, tag, comm, status);
 }
 
-int iprobePlain(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
+int MPI_Iprobe_slow(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
   return PMPI_Iprobe(source, tag, comm, flag, status);
 }
 
-int waitPlain(MPI_Request* request, MPI_Status* status) {
+int MPI_Wait_slow(MPI_Request* request, MPI_Status* status) {
   WaitScope scope(MpiFunction::Wait, request, 1);
   WaitedOps ops(scope.tracking(), request, 1);
   const int rc = mpidbg::rt::gIdleWait ? mpidbg::rt::idle::wait(request, status) : PMPI_Wait(request, status);
@@ -77,7 +77,7 @@ int waitPlain(MPI_Request* request, MPI_Status* status) {
   return rc;
 }
 
-int waitallPlain(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
+int MPI_Waitall_slow(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
   WaitScope scope(MpiFunction::Waitall, array_of_requests, count);
   WaitedOps ops(scope.tracking(), array_of_requests, count);
   const int rc = mpidbg::rt::gIdleWait ? mpidbg::rt::idle::waitall(count, array_of_requests, array_of_statuses)
@@ -86,7 +86,7 @@ int waitallPlain(int count, MPI_Request array_of_requests[], MPI_Status array_of
   return rc;
 }
 
-int waitanyPlain(int count, MPI_Request array_of_requests[], int* indx, MPI_Status* status) {
+int MPI_Waitany_slow(int count, MPI_Request array_of_requests[], int* indx, MPI_Status* status) {
   WaitScope scope(MpiFunction::Waitany, array_of_requests, count);
   WaitedOps ops(scope.tracking(), array_of_requests, count);
   const int rc = mpidbg::rt::gIdleWait ? mpidbg::rt::idle::waitany(count, array_of_requests, indx, status)
@@ -95,7 +95,7 @@ int waitanyPlain(int count, MPI_Request array_of_requests[], int* indx, MPI_Stat
   return rc;
 }
 
-int waitsomePlain(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+int MPI_Waitsome_slow(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                   MPI_Status array_of_statuses[]) {
   WaitScope scope(MpiFunction::Waitsome, array_of_requests, incount);
   WaitedOps ops(scope.tracking(), array_of_requests, incount);
@@ -112,12 +112,14 @@ int waitsomePlain(int incount, MPI_Request array_of_requests[], int* outcount, i
 
 // Every call below that can take a matching decision first checks whether
 // record or replay is on (Record.hpp decisionsOn: one load) and then takes
-// the deciding path around the plain body.
+// the deciding path around the plain body. The plain bodies are named
+// MPI_*_slow like MPIDBG_P2P_WRAPPER's: a wrapper tail-calls them, and merged
+// stack trees show such a frame as the MPI call (StackQuery.cpp).
 
 MPIDBG_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                            MPI_Status* status) {
   if (mpidbg::rt::decisionsOn())
-    return mpidbg::rt::decided::recv(buf, count, datatype, source, tag, comm, status, recvSlow);
+    return mpidbg::rt::decided::recv(buf, count, datatype, source, tag, comm, status, MPI_Recv_slow);
   return recvPlain(buf, count, datatype, source, tag, comm, status);
 }
 
@@ -126,8 +128,8 @@ MPIDBG_EXPORT int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype 
                                MPI_Comm comm, MPI_Status* status) {
   if (mpidbg::rt::decisionsOn())
     return mpidbg::rt::decided::sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
-                                         source, recvtag, comm, status, sendrecvPlain);
-  return sendrecvPlain(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
+                                         source, recvtag, comm, status, MPI_Sendrecv_slow);
+  return MPI_Sendrecv_slow(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
                        comm, status);
 }
 
@@ -135,42 +137,42 @@ MPIDBG_EXPORT int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype dataty
                                        int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   if (mpidbg::rt::decisionsOn())
     return mpidbg::rt::decided::sendrecvReplace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status,
-                                                sendrecvReplacePlain);
-  return sendrecvReplacePlain(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+                                                MPI_Sendrecv_replace_slow);
+  return MPI_Sendrecv_replace_slow(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
 }
 
 MPIDBG_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
-  if (mpidbg::rt::decisionsOn()) return mpidbg::rt::decided::probe(source, tag, comm, status, probePlain);
-  return probePlain(source, tag, comm, status);
+  if (mpidbg::rt::decisionsOn()) return mpidbg::rt::decided::probe(source, tag, comm, status, MPI_Probe_slow);
+  return MPI_Probe_slow(source, tag, comm, status);
 }
 
 /// Interposed only for record/replay (MPI_Iprobe's flag is a decision).
 MPIDBG_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
-  if (mpidbg::rt::decisionsOn()) return mpidbg::rt::decided::iprobe(source, tag, comm, flag, status, iprobePlain);
+  if (mpidbg::rt::decisionsOn()) return mpidbg::rt::decided::iprobe(source, tag, comm, flag, status, MPI_Iprobe_slow);
   return PMPI_Iprobe(source, tag, comm, flag, status);
 }
 
 MPIDBG_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status) {
-  if (mpidbg::rt::decisionsOn()) return mpidbg::rt::decided::wait(request, status, waitPlain);
-  return waitPlain(request, status);
+  if (mpidbg::rt::decisionsOn()) return mpidbg::rt::decided::wait(request, status, MPI_Wait_slow);
+  return MPI_Wait_slow(request, status);
 }
 
 MPIDBG_EXPORT int MPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]) {
   if (mpidbg::rt::decisionsOn())
-    return mpidbg::rt::decided::waitall(count, array_of_requests, array_of_statuses, waitallPlain);
-  return waitallPlain(count, array_of_requests, array_of_statuses);
+    return mpidbg::rt::decided::waitall(count, array_of_requests, array_of_statuses, MPI_Waitall_slow);
+  return MPI_Waitall_slow(count, array_of_requests, array_of_statuses);
 }
 
 MPIDBG_EXPORT int MPI_Waitany(int count, MPI_Request array_of_requests[], int* indx, MPI_Status* status) {
   if (mpidbg::rt::decisionsOn())
-    return mpidbg::rt::decided::waitany(count, array_of_requests, indx, status, waitanyPlain);
-  return waitanyPlain(count, array_of_requests, indx, status);
+    return mpidbg::rt::decided::waitany(count, array_of_requests, indx, status, MPI_Waitany_slow);
+  return MPI_Waitany_slow(count, array_of_requests, indx, status);
 }
 
 MPIDBG_EXPORT int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int* outcount,
                                int array_of_indices[], MPI_Status array_of_statuses[]) {
   if (mpidbg::rt::decisionsOn())
     return mpidbg::rt::decided::waitsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses,
-                                         waitsomePlain);
-  return waitsomePlain(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+                                         MPI_Waitsome_slow);
+  return MPI_Waitsome_slow(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }

@@ -76,7 +76,7 @@ MPIDBG_EXPORT int MPI_Irsend(const void* buf, int count, MPI_Datatype datatype, 
 
 namespace {
 
-int irecvPlain(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+int MPI_Irecv_slow(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                MPI_Request* request) {
   return pointToPoint(MpiFunction::Irecv, kRecv, 0, buf, count, datatype, source, tag, comm, request,
                       [&] { return PMPI_Irecv(buf, count, datatype, source, tag, comm, request); });
@@ -87,8 +87,8 @@ int irecvPlain(void* buf, int count, MPI_Datatype datatype, int source, int tag,
 MPIDBG_EXPORT int MPI_Irecv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                             MPI_Request* request) {
   if (mpidbg::rt::decisionsOn())
-    return mpidbg::rt::decided::irecv(buf, count, datatype, source, tag, comm, request, irecvPlain);
-  return irecvPlain(buf, count, datatype, source, tag, comm, request);
+    return mpidbg::rt::decided::irecv(buf, count, datatype, source, tag, comm, request, MPI_Irecv_slow);
+  return MPI_Irecv_slow(buf, count, datatype, source, tag, comm, request);
 }
 
 MPIDBG_EXPORT int MPI_Send_init(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
@@ -155,7 +155,7 @@ MPIDBG_EXPORT int MPI_Request_free(MPI_Request* request) {
 
 namespace {
 
-int testPlain(MPI_Request* request, int* flag, MPI_Status* status) {
+int MPI_Test_slow(MPI_Request* request, int* flag, MPI_Status* status) {
   WaitScope scope(MpiFunction::Test, request, 1);
   WaitedOps ops(scope.tracking(), request, 1);
   const int rc = PMPI_Test(request, flag, status);
@@ -163,7 +163,7 @@ int testPlain(MPI_Request* request, int* flag, MPI_Status* status) {
   return rc;
 }
 
-int testallPlain(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
+int MPI_Testall_slow(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
   WaitScope scope(MpiFunction::Testall, array_of_requests, count);
   WaitedOps ops(scope.tracking(), array_of_requests, count);
   const int rc = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
@@ -171,7 +171,7 @@ int testallPlain(int count, MPI_Request array_of_requests[], int* flag, MPI_Stat
   return rc;
 }
 
-int testanyPlain(int count, MPI_Request array_of_requests[], int* indx, int* flag, MPI_Status* status) {
+int MPI_Testany_slow(int count, MPI_Request array_of_requests[], int* indx, int* flag, MPI_Status* status) {
   WaitScope scope(MpiFunction::Testany, array_of_requests, count);
   WaitedOps ops(scope.tracking(), array_of_requests, count);
   const int rc = PMPI_Testany(count, array_of_requests, indx, flag, status);
@@ -179,7 +179,7 @@ int testanyPlain(int count, MPI_Request array_of_requests[], int* indx, int* fla
   return rc;
 }
 
-int testsomePlain(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
+int MPI_Testsome_slow(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                   MPI_Status array_of_statuses[]) {
   WaitScope scope(MpiFunction::Testsome, array_of_requests, incount);
   WaitedOps ops(scope.tracking(), array_of_requests, incount);
@@ -192,26 +192,26 @@ int testsomePlain(int incount, MPI_Request array_of_requests[], int* outcount, i
 }  // namespace
 
 MPIDBG_EXPORT int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
-  if (mpidbg::rt::decisionsOn()) return mpidbg::rt::decided::test(request, flag, status, testPlain);
-  return testPlain(request, flag, status);
+  if (mpidbg::rt::decisionsOn()) return mpidbg::rt::decided::test(request, flag, status, MPI_Test_slow);
+  return MPI_Test_slow(request, flag, status);
 }
 
 MPIDBG_EXPORT int MPI_Testall(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
   if (mpidbg::rt::decisionsOn())
-    return mpidbg::rt::decided::testall(count, array_of_requests, flag, array_of_statuses, testallPlain);
-  return testallPlain(count, array_of_requests, flag, array_of_statuses);
+    return mpidbg::rt::decided::testall(count, array_of_requests, flag, array_of_statuses, MPI_Testall_slow);
+  return MPI_Testall_slow(count, array_of_requests, flag, array_of_statuses);
 }
 
 MPIDBG_EXPORT int MPI_Testany(int count, MPI_Request array_of_requests[], int* indx, int* flag, MPI_Status* status) {
   if (mpidbg::rt::decisionsOn())
-    return mpidbg::rt::decided::testany(count, array_of_requests, indx, flag, status, testanyPlain);
-  return testanyPlain(count, array_of_requests, indx, flag, status);
+    return mpidbg::rt::decided::testany(count, array_of_requests, indx, flag, status, MPI_Testany_slow);
+  return MPI_Testany_slow(count, array_of_requests, indx, flag, status);
 }
 
 MPIDBG_EXPORT int MPI_Testsome(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                                MPI_Status array_of_statuses[]) {
   if (mpidbg::rt::decisionsOn())
     return mpidbg::rt::decided::testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses,
-                                         testsomePlain);
-  return testsomePlain(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+                                         MPI_Testsome_slow);
+  return MPI_Testsome_slow(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }

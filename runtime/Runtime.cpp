@@ -144,6 +144,7 @@ void Runtime::startAfterInit(int providedThreadLevel) noexcept {
     // From here on the object lives until the process is gone.
     Runtime* raw = rt.release();
     gAttached.store(raw, std::memory_order_release);
+    reportCallsBeforeInit(*raw);
     raw->waitWhileFrozen();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mpidbg-rt: rank %d: %s; running without the debugger\n", rank, e.what());

@@ -412,13 +412,39 @@ void StackCapture::attach(std::int32_t rank, int freezeSignal) noexcept {
   }
 }
 
-proto::RankStacks StackCapture::capture(std::int32_t worldRank) {
+proto::RankStacks StackCapture::capture(std::int32_t worldRank) { return captureTargets(worldRank, nullptr, false); }
+
+proto::RankStacks StackCapture::captureSelfAnd(std::int32_t worldRank, const std::vector<std::int32_t>& others) {
+  return captureTargets(worldRank, &others, true);
+}
+
+proto::RankStacks StackCapture::captureTargets(std::int32_t worldRank, const std::vector<std::int32_t>* only,
+                                               bool self) {
+  // The calling thread's own pcs, unwound here (not in a handler): the
+  // first is where unw_getcontext was called (exact), the rest return
+  // addresses.
+  std::vector<std::pair<std::uint64_t, bool>> ownPcs;
+  if (self) {
+    unw_context_t context;
+    unw_cursor_t cursor;
+    if (unw_getcontext(&context) == 0 && unw_init_local(&cursor, &context) == 0) {
+      do {
+        unw_word_t ip = 0;
+        if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0) break;
+        ownPcs.emplace_back(static_cast<std::uint64_t>(ip), ownPcs.empty());
+      } while (ownPcs.size() < kMaxFrames && unw_step(&cursor) > 0);
+    }
+  }
   std::lock_guard lock(mutex_);
   proto::RankStacks out;
   out.worldRank = worldRank;
   out.pid = static_cast<std::int32_t>(::getpid());
   out.host = hostName();
   std::vector<Target> targets = applicationThreads();
+  if (only)
+    std::erase_if(targets, [only](const Target& t) {
+      return std::find(only->begin(), only->end(), t.stack.tid) == only->end();
+    });
   Slot* slots = gSlots.load(std::memory_order_acquire);
   if (signal_ == 0 || !slots) {
     for (Target& t : targets) {
@@ -503,6 +529,16 @@ proto::RankStacks StackCapture::capture(std::int32_t worldRank) {
       }
     }
     if (!t.gone) out.threads.push_back(std::move(t.stack));
+  }
+  if (self) {
+    proto::ThreadStack own;
+    own.tid = currentTid();
+    own.name = firstLine("/proc/self/task/" + std::to_string(own.tid) + "/comm");
+    own.mainThread = own.tid == static_cast<std::int32_t>(::getpid());
+    own.truncated = ownPcs.size() == kMaxFrames;
+    if (ownPcs.empty()) own.error = "unwinding failed";
+    for (const auto& [pc, exact] : ownPcs) own.frames.push_back(mapper.frame(pc, exact));
+    out.threads.insert(out.threads.begin(), std::move(own));
   }
   return out;
 }

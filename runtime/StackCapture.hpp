@@ -4,6 +4,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ccs/StackProtocol.hpp"
 
@@ -62,11 +63,22 @@ class StackCapture {
   /// that into an error reply).
   ccs::proto::RankStacks capture(std::int32_t worldRank);
 
+  /// For a violation report, on an MPI thread: the calling thread's own
+  /// stack (unwound in place with libunwind; its innermost frames are this
+  /// function and the runtime's callers, which the front end cuts at the MPI
+  /// call) followed by the application threads among `others` (tids;
+  /// signalled as capture() does; others are left out). Same module mapping
+  /// and errors as capture(); attach() must have been called.
+  ccs::proto::RankStacks captureSelfAnd(std::int32_t worldRank, const std::vector<std::int32_t>& others);
+
   /// The stack signal, or 0 when capture is unavailable.
   int signal() const noexcept { return signal_; }
 
  private:
   StackCapture() = default;
+  /// capture() and captureSelfAnd(): the application threads (only those in
+  /// `only` when given), and the calling thread first when `self`.
+  ccs::proto::RankStacks captureTargets(std::int32_t worldRank, const std::vector<std::int32_t>* only, bool self);
 
   int signal_ = 0;
   bool attached_ = false;

@@ -7,16 +7,19 @@
 #include <unistd.h>
 
 #include <array>
+#include <cstdio>
 #include <atomic>
 #include <fstream>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "Control.hpp"
 #include "Guarded.hpp"
 #include "Runtime.hpp"
+#include "StackCapture.hpp"
 #include "ccs/Server.hpp"
 
 namespace mpidbg::rt {
@@ -82,10 +85,24 @@ bool isBlockingCollective(MpiFunction f) noexcept {
   return v >= static_cast<int>(MpiFunction::Barrier) && v <= static_cast<int>(MpiFunction::Scatterv);
 }
 
-/// One violation: sends the event the first time its key is seen, then
-/// lets Control stop the thread when `break violation` is set.
+/// The stacks of the calling thread and of `otherTid` (0: none) for a
+/// violation event (StackCapture::captureSelfAnd), encoded; "" when capture
+/// is unavailable.
+std::string violationStacks(Runtime& rt, int otherTid) {
+  StackCapture& capture = StackCapture::instance();
+  capture.attach(rt.rank(), Control::instance().freezeSignal());
+  std::vector<std::int32_t> others;
+  if (otherTid != 0 && otherTid != myTid()) others.push_back(otherTid);
+  return proto::encode(capture.captureSelfAnd(rt.rank(), others));
+}
+
+/// One violation: sends the event the first time its key is seen (with the
+/// stacks of the calling thread and of `otherTid`, the other thread
+/// involved, 0 for none), then lets Control stop the thread when `break
+/// violation` is set. `stacks` false: none (the calling thread is not where
+/// the violation happened).
 void report(Runtime& rt, const std::string& key, const std::string& text, const std::string& where,
-            int needed) noexcept {
+            int needed, int otherTid = 0, bool stacks = true) noexcept {
   gViolations.fetch_add(1, std::memory_order_relaxed);
   try {
     bool fresh = false;
@@ -99,6 +116,11 @@ void report(Runtime& rt, const std::string& key, const std::string& text, const 
       event.code = needed;
       event.where = where;
       event.text = text;
+      try {
+        if (stacks) event.stacks = violationStacks(rt, otherTid);
+      } catch (...) {
+        // The report goes without stacks.
+      }
       rt.events().send(rt.rank(), event);
     }
     Control::instance().violation(rt, text);
@@ -152,7 +174,7 @@ void checkEntry(Runtime& rt, MpiFunction function, std::uint64_t comm, bool coll
            level + " violated: " + describeThread(myTid()) + " entered " + where + " while " +
                describeThread(other->tid) + " was in " + describeCall(rt, other->function, other->comm) +
                "; needs " + proto::threadLevelName(proto::kThreadLevelDistinctComms),
-           where, proto::kThreadLevelDistinctComms);
+           where, proto::kThreadLevelDistinctComms, other->tid);
     return;
   }
   // Below MULTIPLE: another thread inside the slow path, or the MPI_Init
@@ -175,7 +197,7 @@ void checkEntry(Runtime& rt, MpiFunction function, std::uint64_t comm, bool coll
                std::string(otherCall ? functionName(otherCall->function) : ""),
            level + " violated: " + describeThread(myTid()) + " entered " + where + " while " +
                describeThread(otherTid) + " was in " + otherWhere + "; needs " + proto::threadLevelName(needed),
-           where, needed);
+           where, needed, otherTid);
     return;
   }
   if (!foreign) return;
@@ -185,7 +207,7 @@ void checkEntry(Runtime& rt, MpiFunction function, std::uint64_t comm, bool coll
   report(rt, "thread|" + std::string(functionName(function)),
          level + " violated: " + describeThread(myTid()) + " called " + where + ", but MPI was initialized by " +
              describeThread(gInitTid) + "; needs " + proto::threadLevelName(MPI_THREAD_SERIALIZED),
-         where, MPI_THREAD_SERIALIZED);
+         where, MPI_THREAD_SERIALIZED, gInitTid);
 }
 
 }  // namespace
@@ -196,6 +218,51 @@ void noteMpiInit(int requested, int provided) noexcept {
   gInitThread = threadPointer();
   gInitTid = myTid();
   if (provided < MPI_THREAD_MULTIPLE) __atomic_store_n(&gThreadGate, gInitThread, __ATOMIC_RELEASE);
+}
+
+bool gMpiInitEntered = false;
+
+namespace {
+
+/// Calls seen before MPI_Init, once per function (noteCallBeforeInit).
+std::mutex gBeforeInitMutex;
+std::vector<std::pair<MpiFunction, int>> gBeforeInit;  ///< function, tid
+
+std::string beforeInitText(MpiFunction function, int tid) {
+  return "MPI lifecycle violated: " + describeThread(tid) + " called " + std::string(functionName(function)) +
+         " before MPI_Init";
+}
+
+}  // namespace
+
+void noteCallBeforeInit(MpiFunction function) noexcept {
+  try {
+    const int tid = myTid();
+    {
+      std::lock_guard lock(gBeforeInitMutex);
+      for (const auto& [f, t] : gBeforeInit)
+        if (f == function) return;
+      gBeforeInit.emplace_back(function, tid);
+    }
+    std::fprintf(stderr, "mpidbg-rt: %s\n", beforeInitText(function, tid).c_str());
+  } catch (...) {
+    // Out of memory before MPI_Init: nothing to report with.
+  }
+}
+
+void reportCallsBeforeInit(Runtime& rt) noexcept {
+  std::vector<std::pair<MpiFunction, int>> calls;
+  {
+    std::lock_guard lock(gBeforeInitMutex);
+    calls.swap(gBeforeInit);
+  }
+  for (const auto& [function, tid] : calls) {
+    try {
+      report(rt, "before-init|" + std::string(functionName(function)), beforeInitText(function, tid),
+             std::string(functionName(function)), -1, 0, false);
+    } catch (...) {
+    }
+  }
 }
 
 void noteMpiFinalized() noexcept {

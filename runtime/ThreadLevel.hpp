@@ -70,6 +70,23 @@ void noteMpiInit(int requested, int provided) noexcept;
 /// the gate for good; later calls are reported.
 void noteMpiFinalized() noexcept;
 
+/// Set by the MPI_Init / MPI_Init_thread wrappers on entry, before PMPI_Init*
+/// runs: from then on, an interposed call is not "before MPI_Init".
+extern bool gMpiInitEntered __attribute__((visibility("hidden")));
+
+/// An interposed call of `function`
+/// made before MPI_Init (the runtime cannot be attached yet). Says so on
+/// stderr at once ("mpidbg-rt: MPI lifecycle violated: thread 4312 (app)
+/// called MPI_Barrier before MPI_Init"), since MPI itself usually aborts the
+/// process in the call, and keeps it (once per function) for
+/// reportCallsBeforeInit().
+[[gnu::cold, gnu::noinline]] void noteCallBeforeInit(MpiFunction function) noexcept;
+
+/// Once the runtime attached (MPI_Init returned): sends each call noted by
+/// noteCallBeforeInit() as a violation event (for an MPI that let the call
+/// return), and counts it.
+void reportCallsBeforeInit(Runtime& rt) noexcept;
+
 /// The slow path's check at the entry of an outermost interposed call of
 /// `function` on communicator key `comm` (0: none); `collective` for
 /// blocking collectives. Reports and (with `break violation`) stops at a

@@ -1,5 +1,7 @@
 #include "debugger/core/Job.hpp"
 
+#include "debugger/core/StackQuery.hpp"
+
 #include <unistd.h>
 
 #include <cstring>
@@ -97,7 +99,8 @@ void Job::applyEvent(int rank, const ccs::proto::Event& event) {
       break;
     case Kind::Violation:
       // The text is the whole notice: "MPI_THREAD_FUNNELED violated: ...".
-      notify("[" + std::to_string(rank) + "] " + event.text);
+      notify("[" + std::to_string(rank) + "] " + event.text +
+             (event.stacks.empty() ? std::string() : "\n" + renderViolationStacks(event.stacks)));
       break;
     case Kind::Stopped:
       // The text says why ("freeze", "step"); a freeze --now's place already

@@ -3,6 +3,7 @@
 #include "debugger/core/StackQuery.hpp"
 
 #include <future>
+#include <mutex>
 
 #include "debugger/core/Debugger.hpp"
 
@@ -176,6 +177,42 @@ StackInput Debugger::stacks(const RankSet& wanted) {
   }
   for (auto& job : running) finish(job);
   return input;
+}
+
+std::string renderViolationStacks(const std::string& encoded) {
+  if (encoded.empty()) return "";
+  auto decoded = proto::decodeRankStacksList(encoded);
+  if (!decoded || decoded->size() != 1)
+    return "    (stacks unreadable: " + (decoded ? std::string("not one rank") : decoded.error().message) + ")";
+  static std::mutex mutex;
+  static stacks::Symbolizer* symbolizer = new stacks::Symbolizer;  // kept: module files stay open for later events
+  std::lock_guard lock(mutex);
+  const proto::RankStacks& rank = decoded->front();
+  std::string out;
+  for (const proto::ThreadStack& t : rank.threads) {
+    if (!out.empty()) out += "\n";
+    out += "    thread " + std::to_string(t.tid) + (t.name.empty() ? std::string() : " (" + t.name + ")") + ": ";
+    if (!t.error.empty() && t.frames.empty()) {
+      out += t.error;
+      continue;
+    }
+    std::vector<stacks::SymbolFrame> frames;
+    for (const proto::StackFrame& f : t.frames) {
+      const stacks::Symbolized& s = symbolizer->symbolize(rank, f);
+      frames.insert(frames.end(), s.frames.begin(), s.frames.end());
+    }
+    frames = cutAboveMain(cutAtMpiCall(cutRuntimeHandler(std::move(frames))));
+    for (std::size_t i = frames.size(); i-- > 0;) {
+      out += frames[i].function;
+      if (i > 0) out += " > ";
+    }
+    // Where the MPI call was made: its caller's line.
+    if (frames.size() >= 2 && !frames[1].file.empty() && frames[1].line > 0) {
+      const std::string& file = frames[1].file;
+      out += " (" + file.substr(file.rfind('/') + 1) + ":" + std::to_string(frames[1].line) + ")";
+    }
+  }
+  return out;
 }
 
 }  // namespace mpidbg::core

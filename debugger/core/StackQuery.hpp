@@ -62,4 +62,13 @@ std::vector<stacks::SymbolFrame> cutRuntimeHandler(std::vector<stacks::SymbolFra
 /// when neither is there.
 std::vector<stacks::SymbolFrame> cutAboveMain(std::vector<stacks::SymbolFrame> frames);
 
+/// The stacks of a thread-level violation (ccs::proto::Event::stacks: the
+/// offending thread first, then the other one), one line per thread,
+/// outermost frame first and cut as `where` cuts them (at the MPI call, above
+/// main): "    thread 4312 (app): main > solve > MPI_Allreduce (solve.c:42)",
+/// the place being the MPI call's caller. No trailing newline; "" for an
+/// empty `encoded`, one line with the reason when it does not decode.
+/// Symbolizes with one process-wide Symbolizer, under a mutex.
+std::string renderViolationStacks(const std::string& encoded);
+
 }  // namespace mpidbg::core

@@ -11,7 +11,21 @@ case_threadlevel_funneled_violation_reported() {
   check_contains "$out" "MPI_THREAD_FUNNELED violated: thread " "the violation" &&
   check_contains "$out" "called MPI_Allreduce(comm=MPI_COMM_WORLD), but MPI was initialized by thread " "the violation" &&
   check_contains "$out" "; needs MPI_THREAD_SERIALIZED" "the level it needs" &&
-  check_contains "$out" "funneled_violation: sum 2" "the job's result"
+  check_contains "$out" "funneled_violation: sum 2" "the job's result" || return 1
+  # Both threads' stacks under the report: the offending OpenMP thread at its
+  # MPI call, the MPI_Init thread (main) where it was.
+  grep -A2 "MPI_THREAD_FUNNELED violated" <<<"$out" >"$work/stacks"
+  check_contains "$(cat "$work/stacks")" "(funneled_violat): start_thread > " "the offending thread's stack" &&
+  check_contains "$(cat "$work/stacks")" "main._omp_fn.0 > MPI_Allreduce" "the offending thread's stack" &&
+  check_contains "$(cat "$work/stacks")" "(funneled_violat): main > " "the MPI_Init thread's stack"
+}
+
+case_threadlevel_call_before_mpi_init_reported() {
+  run_mpidbg 60 -ex run -- "$mpiexec" -n 2 "$tl/before_init"
+  # MPICH aborts the process in the call; the runtime has said first who made it.
+  check_rc 69 &&
+  check_contains "$err" "mpidbg-rt: MPI lifecycle violated: thread " "the report" &&
+  check_contains "$err" "(before_init) called MPI_Barrier before MPI_Init" "the report"
 }
 
 case_threadlevel_serialized_violation_reported() {
@@ -21,7 +35,11 @@ case_threadlevel_serialized_violation_reported() {
   check_contains "$out" " entered MPI_Allreduce(comm=" "the violation" &&
   check_contains "$out" " was in MPI_Allreduce(comm=" "the other thread's call" &&
   check_contains "$out" "; needs MPI_THREAD_MULTIPLE" "the level it needs" &&
-  check_not_contains "$out" "MPI_THREAD_FUNNELED" "the provided level"
+  check_not_contains "$out" "MPI_THREAD_FUNNELED" "the provided level" || return 1
+  # Both threads' stacks, each at its MPI_Allreduce.
+  local stacks
+  stacks="$(grep -A2 "MPI_THREAD_SERIALIZED violated" <<<"$out" | grep -c "^    thread [0-9]* (serialized_viol): .*main._omp_fn.0 > MPI_Allreduce")"
+  if [ "$stacks" -ne 2 ]; then echo "    expected 2 stack lines ending in MPI_Allreduce, got $stacks"; return 1; fi
 }
 
 case_threadlevel_multiple_same_comm_reported() {
