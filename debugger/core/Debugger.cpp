@@ -318,7 +318,7 @@ std::map<int, std::string> Debugger::continueRanks(const RankSet& ranks) {
     if (info.heldByGdb)
       problems[info.rank] = "is held by gdb (release it with: gdb detach " + std::to_string(info.rank) + ")";
     else if (info.ended())
-      problems[info.rank] = "has " + info.describeEnd();
+      problems[info.rank] = info.endedPhrase();
     else
       targets.push_back(info);
   }
@@ -343,7 +343,7 @@ std::map<int, Debugger::ControlOutcome> Debugger::control(const RankSet& ranks,
     if (info.heldByGdb)
       outcomes[info.rank] = {false, "is held by gdb (release it with: gdb detach " + std::to_string(info.rank) + ")"};
     else if (info.ended())
-      outcomes[info.rank] = {false, "has " + info.describeEnd()};
+      outcomes[info.rank] = {false, info.endedPhrase()};
     else
       targets.push_back(info);
   }
@@ -376,7 +376,7 @@ std::map<int, Expected<std::vector<std::uint8_t>>> Debugger::queryEach(const Ran
       out.emplace(rank, fail("rank " + std::to_string(rank) + " is held by gdb (its runtime cannot answer; "
                              "'gdb detach' first)"));
     else if (!it->second.reachable())
-      out.emplace(rank, fail("rank " + std::to_string(rank) + " has " + it->second.describeEnd()));
+      out.emplace(rank, fail("rank " + std::to_string(rank) + " " + it->second.endedPhrase()));
     else targets.push_back(it->second);
   }
   if (!channels_) {

@@ -43,7 +43,7 @@ Expected<gdbmi::Session*> GdbPool::sessionFor(int rank) {
   }
   const auto info = job_.rank(rank);
   if (!info) return fail("rank " + std::to_string(rank) + " has not registered");
-  if (info->ended()) return fail("rank " + std::to_string(rank) + " has " + info->describeEnd());
+  if (info->ended()) return fail("rank " + std::to_string(rank) + " " + info->endedPhrase());
   auto remote = isRemote(*info);
   if (!remote) return std::unexpected(remote.error());
   gdbmi::SessionOptions options;

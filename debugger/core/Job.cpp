@@ -32,6 +32,10 @@ std::string RankInfo::describeEnd() const {
   return {};
 }
 
+std::string RankInfo::endedPhrase() const {
+  return (life == RankLife::Lost || life == RankLife::Killed ? "was " : "has ") + describeEnd();
+}
+
 void Job::setNotifier(Notifier notifier) {
   std::lock_guard lock(mutex_);
   notifier_ = std::move(notifier);

@@ -57,6 +57,9 @@ struct RankInfo {
   /// "called MPI_Abort(...)", "lost (channel closed without an exit report)";
   /// empty for live ranks.
   std::string describeEnd() const;
+  /// describeEnd() after a verb, for "rank 3 ...": "has exited with code 1",
+  /// "was lost (...)", "was killed by mpidbg".
+  std::string endedPhrase() const;
 };
 
 /// True when `host` (a host name as a rank registers it, from gethostname)

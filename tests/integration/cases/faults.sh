@@ -3,10 +3,12 @@
 # checks after every case that no process carrying its marker is left.
 # Sourced by tests/integration/run.
 
-# (A rank killed mid-session is not here: with MPICH's UCX device the other
-# ranks fail with it within 0.1 s, even under Hydra's -disable-auto-cleanup,
-# in 3 runs of 4; the tree routing around a rank that stops answering is
-# case_tree_reports_a_stopped_rank_as_missing.)
+# (A rank killed mid-session is case_slurm_rank_killed_mid_session_the_rest_
+# stay_debuggable in slurm.sh: under Hydra the proxy kills every other rank
+# with SIGKILL when one dies, even with -disable-auto-cleanup (seen with
+# strace: kill(-pid, SIGKILL) from hydra_pmi_proxy), while srun leaves them
+# running. The tree routing around a rank that stops answering without
+# ending is case_tree_reports_a_stopped_rank_as_missing.)
 
 # The pid of rank R from the `ranks` table in $work/out.
 fault_rank_pid() { awk -v r="$1" '$1 == r && $3 ~ /^[0-9]+$/ {print $3; exit}' "$work/out"; }

@@ -129,3 +129,29 @@ slurm_without_pmi() {
   check_contains "$err" "mpidbg-rt: srun started 2 tasks but MPI_COMM_WORLD has size 1: MPI found no Slurm PMI; run srun --mpi=pmi2" "stderr"
 }
 case_slurm_srun_without_pmi_is_explained() { with_slurm slurm_without_pmi; }
+
+# A rank killed with SIGKILL mid-session (issue 10). Under srun the other
+# tasks keep running (Hydra's proxy kills every rank when one dies, even with
+# -disable-auto-cleanup, so this case needs Slurm). The rank is reported
+# lost; the others stay debuggable through the forwarding tree, which routes
+# around it (fan-out 2: rank 1 forwards for ranks 3 and 4); continuing names
+# the lost rank; the hang verdict waits on it; kill ends the rest.
+slurm_rank_killed() {
+  start_session --fan-out 2 -- srun -N 2 -n 8 --mpi=pmi2 "$examples/spin" 5
+  send_command ranks '^7 ' || { end_session; return 1; }
+  local victim
+  victim="$(fault_rank_pid 1)"
+  [ -n "$victim" ] || { echo "    no pid for rank 1 in the ranks table"; end_session; return 1; }
+  kill -KILL "$victim"
+  send_command status '^\[1\] lost \(its process ended' || { end_session; return 1; }
+  send_command status '^\[0,2-7\] frozen at the end of MPI_Init' || { end_session; return 1; }
+  send_command where 'main > MPI_Init  \[0,2-7\]' || { end_session; return 1; }
+  send_command 'print [3-4] mpi/communicators' 'MPI_COMM_WORLD' || { end_session; return 1; }
+  send_command run 'Not continued: rank 1 was lost' || { end_session; return 1; }
+  send_command 'wait 20' 'Every rank is blocked in MPI' || { end_session; return 1; }
+  send_command status '^\[0,2-7\] blocked in MPI_Barrier' || { end_session; return 1; }
+  end_session
+  check_contains "$out" "not captured [1]: lost" "where" &&
+  check_contains "$out" "Killed the job." "kill"
+}
+case_slurm_rank_killed_mid_session_the_rest_stay_debuggable() { with_slurm slurm_rank_killed; }
