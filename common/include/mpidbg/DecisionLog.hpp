@@ -435,7 +435,7 @@ inline Expected<Log> decode(std::string_view bytes) {
         d.kind = DecisionKind::Waitany;
         std::uint64_t v = 0;
         ok = small(low, v) && v <= 0x80000000u;
-        d.index = static_cast<std::int64_t>(v) - 1;
+        if (ok) d.index = static_cast<std::int64_t>(v) - 1;  // v may be anything when !ok
         break;
       }
       case 8: {
@@ -443,7 +443,7 @@ inline Expected<Log> decode(std::string_view bytes) {
         std::uint64_t v = 0;
         ok = small(low, v) && v <= 0x80000001u;
         d.flag = v != 0;
-        d.index = v < 2 ? -1 : static_cast<std::int64_t>(v) - 2;
+        if (ok) d.index = v < 2 ? -1 : static_cast<std::int64_t>(v) - 2;
         break;
       }
       case 9:

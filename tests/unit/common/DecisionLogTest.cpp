@@ -190,6 +190,10 @@ TEST_CASE("malformed logs are errors with the byte offset", "[record]") {
   CHECK_THAT(record::decode(header + "\x9F\xff\xff\xff\xff\x0f").error().message, Catch::Contains("beyond the end"));
   CHECK_THAT(record::decode(header + "\x51" + std::string(1, '\0') + "\x01").error().message,
              Catch::Contains("truncated end marker"));
+  // Found by fuzz_decision_log: a Waitany index varint cut short left a huge
+  // value that overflowed when turned into an index.
+  CHECK_THAT(record::decode(header + "\x7F\xff\xff\xff\xff\xff\xff\xff\xff\xff").error().message,
+             Catch::Contains("truncated entry"));
   // Found by fuzz_decision_log: an MPI_Irecv ordinal delta of -2^63 overflowed.
   CHECK_THAT(record::decode(header + "\x40\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x01\x01").error().message,
              Catch::Contains("malformed MPI_Irecv entry"));
