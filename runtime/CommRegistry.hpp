@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "ccs/QueueProtocol.hpp"
@@ -16,11 +17,20 @@
 
 namespace mpidbg::rt {
 
-/// A communicator handle as the wire carries it (MPICH handles are 32-bit ints;
-/// the value is kept unsigned so "comm 0x84000001" prints as MPICH shows it).
-inline std::uint64_t commKey(MPI_Comm comm) noexcept {
-  return static_cast<std::uint64_t>(static_cast<std::uint32_t>(comm));
+/// A handle (MPI_Comm, MPI_Request, MPI_Datatype) as the exported state and
+/// the wire carry it: MPICH's 32-bit integer handles zero-extended (so "comm
+/// 0x84000001" prints as MPICH shows it), pointer handles (Open MPI) as
+/// their address.
+template <typename Handle>
+inline std::uint64_t handleKey(Handle h) noexcept {
+  if constexpr (std::is_pointer_v<Handle>)
+    return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(h));
+  else
+    return static_cast<std::uint64_t>(static_cast<std::uint32_t>(h));
 }
+
+/// A communicator handle as the wire carries it (handleKey).
+inline std::uint64_t commKey(MPI_Comm comm) noexcept { return handleKey(comm); }
 
 /// What the registry stores about a communicator besides its counters.
 struct CommInfo {

@@ -13,17 +13,6 @@
 
 namespace mpidbg::rt {
 
-/// A handle (MPI_Request, MPI_Datatype) as the exported state and the wire
-/// carry it: MPICH's 32-bit integer handles zero-extended (like commKey),
-/// pointer handles (Open MPI) as their address.
-template <typename Handle>
-inline std::uint64_t handleKey(Handle h) noexcept {
-  if constexpr (std::is_pointer_v<Handle>)
-    return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(h));
-  else
-    return static_cast<std::uint64_t>(static_cast<std::uint32_t>(h));
-}
-
 /// The request of a point-to-point operation just issued.
 struct PointToPoint {
   MpiFunction function = MpiFunction::None;

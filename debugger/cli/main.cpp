@@ -21,6 +21,7 @@
 #include "debugger/cli/RecordMain.hpp"
 #include "debugger/cli/Repl.hpp"
 #include "debugger/core/HangReport.hpp"
+#include "debugger/core/Launcher.hpp"
 #include "debugger/core/mqs/QueueSources.hpp"
 
 using namespace mpidbg;
@@ -282,6 +283,11 @@ int main(int argc, char** argv) {
   core::LaunchOptions launch;
   launch.argv = launcherArgv;
   launch.runtimePath = runtimePath;
+  // Open MPI's ABI differs from MPICH's: its jobs get the runtime built
+  // against Open MPI's mpi.h, beside the default one, unless one was named.
+  if (app.count("--runtime") == 0 && !std::getenv("MPIDBG_RUNTIME") &&
+      core::launcherFamily(launcherArgv) == core::LauncherFamily::OpenMpi)
+    launch.runtimePath = (std::filesystem::path(runtimePath).parent_path() / "libmpidbg-rt-ompi.so").string();
   launch.stopAtInit = !noStopAtInit && !triage.enabled();  // triage runs the job as it is
   launch.plainCcs = plainCcs;
   launch.recordDir = recordDir;

@@ -61,7 +61,9 @@ Expected<void> Debugger::launch(const LaunchOptions& options, const Progress& pr
   channels_ = std::make_unique<RankChannels>(
       options.plainCcs ? ccs::Security{ccs::SecurityMode::Plain, {}, "mpidbg-session"}
                        : ccs::Security{ccs::SecurityMode::Tls, sessionDir_->key(), "mpidbg-session"});
-  auto launcher = Launcher::start(options.argv, env);
+  std::vector<std::string> names;
+  for (const auto& [name, value] : env) names.push_back(name);
+  auto launcher = Launcher::start(withForwardedEnv(options.argv, launcherFamily(options.argv), names), env);
   if (!launcher) return std::unexpected(launcher.error());
   launcher_ = std::move(*launcher);
   hub_->setLauncher(launcher_.get());

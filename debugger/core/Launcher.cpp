@@ -1,5 +1,9 @@
 #include "debugger/core/Launcher.hpp"
 
+#include <cstdlib>
+#include <filesystem>
+#include <string_view>
+
 #include <atomic>
 
 #include <fcntl.h>
@@ -128,6 +132,47 @@ void Launcher::terminate(std::chrono::milliseconds grace) {
     int status = 0;
     if (::waitpid(pid_, &status, 0) == pid_) status_ = fromWaitStatus(status);
   }
+}
+
+LauncherFamily launcherFamily(const std::vector<std::string>& argv) {
+  if (argv.empty() || argv[0].empty()) return LauncherFamily::Other;
+  namespace fs = std::filesystem;
+  std::string path = argv[0];
+  if (path.find('/') == std::string::npos) {
+    const char* search = std::getenv("PATH");
+    std::string_view dirs = search ? search : "/usr/bin:/bin";
+    while (!dirs.empty()) {
+      const auto colon = dirs.find(':');
+      const fs::path candidate = fs::path(std::string(dirs.substr(0, colon))) / path;
+      if (::access(candidate.c_str(), X_OK) == 0) {
+        path = candidate.string();
+        break;
+      }
+      dirs = colon == std::string_view::npos ? std::string_view() : dirs.substr(colon + 1);
+    }
+  }
+  std::error_code ec;
+  const fs::path resolved = fs::weakly_canonical(path, ec);
+  // The name as typed can tell where the resolved one cannot (a copy, a wrapper).
+  for (const std::string& name : {ec ? std::string() : resolved.filename().string(), fs::path(argv[0]).filename().string()}) {
+    if (name == "orterun" || name == "prterun" || name.find("openmpi") != std::string::npos) return LauncherFamily::OpenMpi;
+    if (name.find("hydra") != std::string::npos || name == "mpiexec.mpich" || name == "mpirun.mpich")
+      return LauncherFamily::Hydra;
+    if (name == "srun") return LauncherFamily::Slurm;
+  }
+  return LauncherFamily::Other;
+}
+
+std::vector<std::string> withForwardedEnv(const std::vector<std::string>& argv, LauncherFamily family,
+                                          const std::vector<std::string>& names) {
+  if (family != LauncherFamily::OpenMpi || argv.empty()) return argv;
+  std::vector<std::string> out{argv[0]};
+  for (const std::string& name : names) {
+    out.push_back("-x");
+    out.push_back(name);
+  }
+  out.insert(out.end(), argv.begin() + 1, argv.end());
+  return out;
 }
 
 }  // namespace mpidbg::core

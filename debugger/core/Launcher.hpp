@@ -28,6 +28,29 @@ struct ExitStatus {
 /// debugger exits. Async-signal-safe (one atomic load).
 pid_t ownedLauncherGroup() noexcept;
 
+/// The MPI a launcher command belongs to, which decides the runtime to
+/// preload and how the environment reaches the ranks.
+enum class LauncherFamily {
+  Hydra,    ///< MPICH's mpiexec (mpiexec.hydra, mpiexec.mpich): forwards the environment
+  OpenMpi,  ///< Open MPI's mpirun/mpiexec (orterun): forwards only what -x names
+  Slurm,    ///< srun: forwards the environment (--export=ALL)
+  Other,
+};
+
+/// The family of `argv[0]`, looked up in PATH and followed through its
+/// symlinks (Debian's /usr/bin/mpirun -> /etc/alternatives/mpirun ->
+/// mpirun.openmpi -> orterun): a resolved name orterun/prterun or containing
+/// "openmpi" is Open MPI; mpiexec.hydra/.mpich or "hydra" is Hydra; srun is
+/// Slurm. Other for an empty argv or anything else.
+LauncherFamily launcherFamily(const std::vector<std::string>& argv);
+
+/// `argv` as it must run so that the ranks see the variables `names`:
+/// Open MPI's launcher gets "-x NAME" for each, right after argv[0] (it
+/// passes no other environment to remote or local ranks); other launchers
+/// forward the environment and `argv` is returned unchanged.
+std::vector<std::string> withForwardedEnv(const std::vector<std::string>& argv, LauncherFamily family,
+                                          const std::vector<std::string>& names);
+
 /// The launcher process (mpiexec, srun, mpirun, ...) of a job that mpidbg
 /// starts. It runs in its own process group so terminal Ctrl-C reaches only
 /// the debugger; its stdin is /dev/null (the prompt keeps the terminal), its
