@@ -283,11 +283,10 @@ int main(int argc, char** argv) {
   core::LaunchOptions launch;
   launch.argv = launcherArgv;
   launch.runtimePath = runtimePath;
-  // Open MPI's ABI differs from MPICH's: its jobs get the runtime built
+  // Open MPI's ABI differs from MPICH's: its programs get the runtime built
   // against Open MPI's mpi.h, beside the default one, unless one was named.
-  if (app.count("--runtime") == 0 && !std::getenv("MPIDBG_RUNTIME") &&
-      core::launcherFamily(launcherArgv) == core::LauncherFamily::OpenMpi)
-    launch.runtimePath = (std::filesystem::path(runtimePath).parent_path() / "libmpidbg-rt-ompi.so").string();
+  if (app.count("--runtime") == 0 && !std::getenv("MPIDBG_RUNTIME"))
+    launch.runtimePath = core::runtimeFor(launcherArgv, runtimePath);
   launch.stopAtInit = !noStopAtInit && !triage.enabled();  // triage runs the job as it is
   launch.plainCcs = plainCcs;
   launch.recordDir = recordDir;

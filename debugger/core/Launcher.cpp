@@ -1,6 +1,11 @@
 #include "debugger/core/Launcher.hpp"
 
+#include <gelf.h>
+#include <libelf.h>
+#include <sys/stat.h>
+
 #include <cstdlib>
+#include <optional>
 #include <filesystem>
 #include <string_view>
 
@@ -173,6 +178,81 @@ std::vector<std::string> withForwardedEnv(const std::vector<std::string>& argv, 
   }
   out.insert(out.end(), argv.begin() + 1, argv.end());
   return out;
+}
+
+namespace {
+
+/// `name` as the shell would run it: itself when it has a slash, else the
+/// first executable of that name in PATH; "" when none.
+std::string resolveCommand(const std::string& name) {
+  if (name.empty()) return {};
+  if (name.find('/') != std::string::npos) return ::access(name.c_str(), X_OK) == 0 ? name : std::string();
+  const char* search = std::getenv("PATH");
+  std::string_view dirs = search ? search : "/usr/bin:/bin";
+  while (!dirs.empty()) {
+    const auto colon = dirs.find(':');
+    const std::string candidate = std::string(dirs.substr(0, colon)) + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    dirs = colon == std::string_view::npos ? std::string_view() : dirs.substr(colon + 1);
+  }
+  return {};
+}
+
+/// The DT_NEEDED names of ELF file `path`; nullopt when it is not a readable
+/// dynamically linked ELF file.
+std::optional<std::vector<std::string>> neededLibraries(const std::string& path) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::optional<std::vector<std::string>> out;
+  if (::elf_version(EV_CURRENT) != EV_NONE) {
+    if (Elf* elf = ::elf_begin(fd, ELF_C_READ, nullptr); elf && ::elf_kind(elf) == ELF_K_ELF) {
+      for (Elf_Scn* scn = nullptr; (scn = ::elf_nextscn(elf, scn)) != nullptr;) {
+        GElf_Shdr shdr;
+        if (!::gelf_getshdr(scn, &shdr) || shdr.sh_type != SHT_DYNAMIC) continue;
+        Elf_Data* data = ::elf_getdata(scn, nullptr);
+        if (!data || shdr.sh_entsize == 0) continue;
+        out.emplace();
+        for (std::size_t i = 0; i < shdr.sh_size / shdr.sh_entsize; ++i) {
+          GElf_Dyn dyn;
+          if (!::gelf_getdyn(data, static_cast<int>(i), &dyn)) break;
+          if (dyn.d_tag != DT_NEEDED) continue;
+          if (const char* name = ::elf_strptr(elf, shdr.sh_link, dyn.d_un.d_val)) out->push_back(name);
+        }
+      }
+      ::elf_end(elf);
+    } else if (elf) {
+      ::elf_end(elf);
+    }
+  }
+  ::close(fd);
+  return out;
+}
+
+}  // namespace
+
+LauncherFamily programMpi(const std::vector<std::string>& argv) {
+  for (std::size_t i = 1; i < argv.size(); ++i) {
+    if (argv[i].empty() || argv[i][0] == '-') continue;
+    const std::string path = resolveCommand(argv[i]);
+    if (path.empty()) continue;
+    const auto needed = neededLibraries(path);
+    if (!needed) continue;
+    for (const std::string& lib : *needed) {
+      if (lib.starts_with("libmpi.so.40")) return LauncherFamily::OpenMpi;
+      if (lib.starts_with("libmpich.so")) return LauncherFamily::Hydra;
+    }
+    return LauncherFamily::Other;  // the first ELF program decides
+  }
+  return LauncherFamily::Other;
+}
+
+std::string runtimeFor(const std::vector<std::string>& argv, const std::string& mpichRuntime) {
+  LauncherFamily mpi = programMpi(argv);
+  if (mpi == LauncherFamily::Other && launcherFamily(argv) == LauncherFamily::OpenMpi) mpi = LauncherFamily::OpenMpi;
+  if (mpi != LauncherFamily::OpenMpi) return mpichRuntime;
+  return (std::filesystem::path(mpichRuntime).parent_path() / "libmpidbg-rt-ompi.so").string();
 }
 
 }  // namespace mpidbg::core

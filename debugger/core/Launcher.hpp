@@ -44,6 +44,20 @@ enum class LauncherFamily {
 /// Slurm. Other for an empty argv or anything else.
 LauncherFamily launcherFamily(const std::vector<std::string>& argv);
 
+/// The MPI the program of launcher command `argv` is linked against: the
+/// first argument after argv[0] that names an ELF executable (as given, or
+/// looked up in PATH) decides, by its DT_NEEDED entries: libmpi.so.40 ->
+/// OpenMpi, libmpich.so -> Hydra (MPICH). Other when no such program is
+/// found or it names neither (a script, a static binary).
+LauncherFamily programMpi(const std::vector<std::string>& argv);
+
+/// The runtime library for `argv`: `mpichRuntime` (libmpidbg-rt.so), or
+/// libmpidbg-rt-ompi.so beside it when the program is linked against Open
+/// MPI (programMpi) or, when that cannot be told, when the launcher is Open
+/// MPI's (launcherFamily). Thus `srun --mpi=pmix ./ompi_app` gets the Open
+/// MPI runtime too.
+std::string runtimeFor(const std::vector<std::string>& argv, const std::string& mpichRuntime);
+
 /// `argv` as it must run so that the ranks see the variables `names`:
 /// Open MPI's launcher gets "-x NAME" for each, right after argv[0] (it
 /// passes no other environment to remote or local ranks); other launchers

@@ -155,3 +155,22 @@ slurm_rank_killed() {
   check_contains "$out" "Killed the job." "kill"
 }
 case_slurm_rank_killed_mid_session_the_rest_stay_debuggable() { with_slurm slurm_rank_killed; }
+
+# An Open MPI program under srun --mpi=pmix (issue 9): the program is linked
+# against Open MPI (libmpi.so.40), so mpidbg preloads libmpidbg-rt-ompi.so
+# though the launcher is srun; Open MPI's MPI_Init talks to Slurm's PMIx
+# server. One node: the PMIx plugins of the two fake nodes would share one
+# host's directories.
+slurm_openmpi_pmix() {
+  openmpi_ready || return 0
+  if ! srun --mpi=list 2>&1 | grep -qw pmix; then
+    echo "    SKIP: this Slurm has no PMIx plugin (slurm-wlm-basic-plugins provides mpi_pmix)"
+    return 0
+  fi
+  run_mpidbg 150 -ex run -ex 'wait 60' -ex 'status' -- srun -N 1 -n 3 --mpi=pmix "$ompi_examples/ring"
+  check_rc 0 &&
+  check_contains "$out" "Job started: 3 ranks" "the launch" &&
+  check_contains "$out" "ring: token 9 after 3 laps (expected 9): ok" "the job's result" &&
+  check_contains "$out" "[0-2] exited with code 0" "status"
+}
+case_slurm_srun_pmix_runs_an_open_mpi_program() { with_slurm slurm_openmpi_pmix; }

@@ -65,3 +65,23 @@ TEST_CASE("withForwardedEnv adds -x NAME for Open MPI only", "[core][launcher]")
   CHECK(withForwardedEnv(argv, LauncherFamily::Slurm, {"LD_PRELOAD"}) == argv);
   CHECK(withForwardedEnv({}, LauncherFamily::OpenMpi, {"LD_PRELOAD"}).empty());
 }
+
+TEST_CASE("programMpi tells the program's MPI from its DT_NEEDED entries", "[core][launcher]") {
+  const std::string examples = MPIDBG_EXAMPLES_DIR;
+  FakeBin bin;
+  // MPICH's ring, behind options whose values are no files.
+  CHECK(programMpi({"srun", "-N", "2", "-n", "4", "--mpi=pmi2", examples + "/ring"}) == LauncherFamily::Hydra);
+  CHECK(runtimeFor({"srun", "-n", "2", examples + "/ring"}, "/opt/lib/libmpidbg-rt.so") == "/opt/lib/libmpidbg-rt.so");
+  // A script is no ELF program: then the launcher decides.
+  CHECK(programMpi({"mpiexec", "-n", "2", bin.path("myrun")}) == LauncherFamily::Other);
+  CHECK(runtimeFor({bin.path("mpirun"), "-n", "2", bin.path("myrun")}, "/opt/lib/libmpidbg-rt.so") ==
+        "/opt/lib/libmpidbg-rt-ompi.so");
+  CHECK(programMpi({"mpiexec"}) == LauncherFamily::Other);
+  if (!fs::exists(examples + "/openmpi/ring")) {
+    WARN("Open MPI is not installed: examples/openmpi/ring not built, its check skipped");
+    return;
+  }
+  CHECK(programMpi({"srun", "--mpi=pmix", "-n", "2", examples + "/openmpi/ring"}) == LauncherFamily::OpenMpi);
+  CHECK(runtimeFor({"srun", "-n", "2", examples + "/openmpi/ring"}, "/opt/lib/libmpidbg-rt.so") ==
+        "/opt/lib/libmpidbg-rt-ompi.so");
+}
