@@ -234,6 +234,12 @@ std::string encode(const Registration& r, bool withMac) {
   putInt(w, "port", r.port);
   put(w, "mpi", r.mpiLibrary);
   putInt(w, "threadlevel", r.threadLevel);
+  if (!r.pmixNamespace.empty()) {
+    put(w, "pmix_nspace", r.pmixNamespace);
+    putInt(w, "pmix_rank", r.pmixRank);
+    put(w, "node", r.node);
+    putInt(w, "pmix_published", r.pmixPublished ? 1 : 0);
+  }
   if (withMac) put(w, "mac", r.mac);
   return w;
 }
@@ -252,6 +258,12 @@ Expected<Registration> decodeRegistration(std::string_view text) {
   MPIDBG_TRY_ASSIGN(g.port, r.integer<std::uint16_t>("port"));
   MPIDBG_TRY_ASSIGN(g.mpiLibrary, r.text("mpi"));
   MPIDBG_TRY_ASSIGN(g.threadLevel, r.integer<std::int32_t>("threadlevel"));
+  if (r.has("pmix_nspace")) {
+    MPIDBG_TRY_ASSIGN(g.pmixNamespace, r.text("pmix_nspace"));
+    MPIDBG_TRY_ASSIGN(g.pmixRank, r.integer<std::int64_t>("pmix_rank"));
+    g.node = r.text("node", "");
+    MPIDBG_TRY_ASSIGN(g.pmixPublished, r.flag("pmix_published"));
+  }
   g.mac = r.text("mac", "");  // optional here; the front end rejects a missing MAC
   return g;
 }

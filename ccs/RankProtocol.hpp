@@ -117,6 +117,15 @@ struct Registration {
   std::uint16_t port = 0;
   std::string mpiLibrary;
   std::int32_t threadLevel = 0;
+  /// From the PMIx server the rank runs under (keys pmix_nspace, pmix_rank,
+  /// node, pmix_published; all optional, absent without PMIx): the job's
+  /// namespace, the rank in it, the node as the launcher names it
+  /// (PMIX_HOSTNAME, e.g. Slurm's "n1"), and whether the rank published its
+  /// CCS endpoint under "mpidbg.ccs.endpoint" (PMIx_Put + PMIx_Commit).
+  std::string pmixNamespace;
+  std::int64_t pmixRank = -1;
+  std::string node;
+  bool pmixPublished = false;
   std::string mac;
 };
 

@@ -19,6 +19,7 @@
 #include "Control.hpp"
 #include "ccs/ControlProtocol.hpp"
 #include "Handlers.hpp"
+#include "Pmix.hpp"
 #include "StackCapture.hpp"
 #include "ccs/Auth.hpp"
 #include "ccs/Forwarder.hpp"
@@ -206,6 +207,15 @@ Expected<void> Runtime::start(const std::string& frontend) {
   reg.port = server_->endpoint().port;
   reg.mpiLibrary = mpiLibrary();
   reg.threadLevel = threadLevel_;
+  // Under a PMIx server: its facts, and the endpoint published for tools.
+  if (const PmixFacts pmix = readPmixFacts(); pmix.available) {
+    reg.pmixNamespace = pmix.nspace;
+    reg.pmixRank = pmix.rank;
+    reg.node = pmix.node;
+    const std::string why = publishPmixEndpoint(pmix, reg.host + ":" + std::to_string(reg.port));
+    reg.pmixPublished = why.empty();
+    if (!why.empty()) std::fprintf(stderr, "mpidbg-rt: rank %d: PMIx: endpoint not published: %s\n", rank_, why.c_str());
+  }
   const std::string unsigned_ = ccs::proto::encode(reg, false);
   std::vector<std::uint8_t> macInput = *challenge;
   macInput.insert(macInput.end(), unsigned_.begin(), unsigned_.end());

@@ -254,22 +254,48 @@ CommandResult doRanks(Context& ctx, std::string_view args) {
   auto ranks = ranksOrAll(ctx, trim(args));
   if (!ranks) return CommandResult::failure(ranks.error().message);
   CommandResult result;
-  char line[256];
-  std::snprintf(line, sizeof line, "%-6s %-20s %-8s %-22s %s\n", "rank", "host", "pid", "ccs", "life");
+  const auto snapshot = ctx.debugger.job().snapshot();
+  // Ranks under a PMIx server also show the node as the launcher names it
+  // and their PMIx rank (column "pmix": NAMESPACE:RANK, * when the rank
+  // published its endpoint there).
+  const bool pmix = std::any_of(snapshot.begin(), snapshot.end(),
+                                [](const core::RankInfo& i) { return !i.pmixNamespace.empty(); });
+  char line[512];
+  if (pmix)
+    std::snprintf(line, sizeof line, "%-6s %-20s %-8s %-22s %-8s %-24s %s\n", "rank", "host", "pid", "ccs", "node",
+                  "pmix", "life");
+  else
+    std::snprintf(line, sizeof line, "%-6s %-20s %-8s %-22s %s\n", "rank", "host", "pid", "ccs", "life");
   result.text = line;
   result.data = {{"size", ctx.debugger.job().size()}, {"per_rank", nlohmann::json::array()}};
-  for (const auto& info : ctx.debugger.job().snapshot()) {
+  for (const auto& info : snapshot) {
     if (!ranks->contains(info.rank)) continue;
     std::string life = info.ended() ? info.describeEnd() : info.heldByGdb ? "held by gdb" : "live";
-    result.data["per_rank"].push_back({{"rank", info.rank},
-                                       {"host", info.host},
-                                       {"pid", static_cast<int>(info.pid)},
-                                       {"ccs", info.endpoint.toString()},
-                                       {"life", life},
-                                       {"held", info.heldByGdb},
-                                       {"ended", info.ended()}});
-    std::snprintf(line, sizeof line, "%-6d %-20s %-8d %-22s %s\n", info.rank, info.host.c_str(),
-                  static_cast<int>(info.pid), info.endpoint.toString().c_str(), life.c_str());
+    nlohmann::json row = {{"rank", info.rank},
+                          {"host", info.host},
+                          {"pid", static_cast<int>(info.pid)},
+                          {"ccs", info.endpoint.toString()},
+                          {"life", life},
+                          {"held", info.heldByGdb},
+                          {"ended", info.ended()}};
+    if (!info.pmixNamespace.empty())
+      row["pmix"] = {{"namespace", info.pmixNamespace},
+                     {"rank", info.pmixRank},
+                     {"node", info.node},
+                     {"published", info.pmixPublished}};
+    result.data["per_rank"].push_back(std::move(row));
+    if (pmix) {
+      const std::string id = info.pmixNamespace.empty()
+                                 ? std::string("-")
+                                 : info.pmixNamespace + ":" + std::to_string(info.pmixRank) +
+                                       (info.pmixPublished ? "*" : "");
+      std::snprintf(line, sizeof line, "%-6d %-20s %-8d %-22s %-8s %-24s %s\n", info.rank, info.host.c_str(),
+                    static_cast<int>(info.pid), info.endpoint.toString().c_str(),
+                    info.node.empty() ? "-" : info.node.c_str(), id.c_str(), life.c_str());
+    } else {
+      std::snprintf(line, sizeof line, "%-6d %-20s %-8d %-22s %s\n", info.rank, info.host.c_str(),
+                    static_cast<int>(info.pid), info.endpoint.toString().c_str(), life.c_str());
+    }
     result.text += line;
   }
   return result;

@@ -63,6 +63,10 @@ Expected<void> Job::addRank(const ccs::proto::Registration& r) {
   // Runtime servers bind loopback by default; every rank is on this host for now.
   info.endpoint = ccs::Endpoint{"127.0.0.1", r.port};
   info.mpiLibrary = r.mpiLibrary;
+  info.node = r.node;
+  info.pmixNamespace = r.pmixNamespace;
+  info.pmixRank = r.pmixRank;
+  info.pmixPublished = r.pmixPublished;
   info.threadLevel = r.threadLevel;
   ranks_[r.rank] = std::move(info);
   changed_.notify_all();

@@ -40,6 +40,13 @@ struct RankInfo {
   ccs::Endpoint endpoint;  ///< the rank's CCS server
   std::string mpiLibrary;
   int threadLevel = 0;
+  /// Under a PMIx server (ccs::proto::Registration): the node as the
+  /// launcher names it, the job's namespace and rank in it, and whether the
+  /// rank published its endpoint there. Empty / -1 / false without PMIx.
+  std::string node;
+  std::string pmixNamespace;
+  std::int64_t pmixRank = -1;
+  bool pmixPublished = false;
   RankLife life = RankLife::Live;
   int exitCode = 0;     ///< Exited / Aborted
   int signal = 0;       ///< Signaled

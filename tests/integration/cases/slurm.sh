@@ -159,7 +159,8 @@ case_slurm_rank_killed_mid_session_the_rest_stay_debuggable() { with_slurm slurm
 # An Open MPI program under srun --mpi=pmix (issue 9): the program is linked
 # against Open MPI (libmpi.so.40), so mpidbg preloads libmpidbg-rt-ompi.so
 # though the launcher is srun; Open MPI's MPI_Init talks to Slurm's PMIx
-# server. One node: the PMIx plugins of the two fake nodes would share one
+# server, from which the runtime takes its node and PMIx rank and where it
+# publishes its endpoint. One node: the PMIx plugins of the two fake nodes would share one
 # host's directories.
 slurm_openmpi_pmix() {
   openmpi_ready || return 0
@@ -167,9 +168,15 @@ slurm_openmpi_pmix() {
     echo "    SKIP: this Slurm has no PMIx plugin (slurm-wlm-basic-plugins provides mpi_pmix)"
     return 0
   fi
-  run_mpidbg 150 -ex run -ex 'wait 60' -ex 'status' -- srun -N 1 -n 3 --mpi=pmix "$ompi_examples/ring"
+  run_mpidbg 150 -ex ranks -ex run -ex 'wait 60' -ex 'status' -- srun -N 1 -n 3 --mpi=pmix "$ompi_examples/ring"
   check_rc 0 &&
-  check_contains "$out" "Job started: 3 ranks" "the launch" &&
+  check_contains "$out" "Job started: 3 ranks" "the launch" || return 1
+  # The runtime read its facts from Slurm's PMIx server (node n1, namespace
+  # slurm.pmix.JOB.STEP, its rank there) and published its endpoint (*).
+  local rows
+  rows="$(grep -cE '^[0-2] +[^ ]+ +[0-9]+ +127\.0\.0\.1:[0-9]+ +n1 +slurm\.pmix\.[0-9]+\.0:[0-2]\* +live$' <<<"$out")"
+  if [ "$rows" -ne 3 ]; then echo "    expected 3 ranks rows with node n1 and a published PMIx endpoint, got $rows"; return 1; fi
+  check_contains "$out" "ring: token 9 after 3 laps (expected 9): ok" "the job's result" &&
   check_contains "$out" "ring: token 9 after 3 laps (expected 9): ok" "the job's result" &&
   check_contains "$out" "[0-2] exited with code 0" "status"
 }

@@ -284,3 +284,32 @@ TEST_CASE("a value ending in carriage returns survives the round trip (fuzz cras
   REQUIRE(again);
   CHECK(again->text == e.text);
 }
+
+TEST_CASE("registration carries the PMIx facts when there are some", "[ccs][proto]") {
+  Registration r;
+  r.rank = 2;
+  r.size = 4;
+  r.host = "vm";
+  r.pid = 42;
+  r.port = 4000;
+  r.mpiLibrary = "Open MPI v4.1.4";
+  const std::string without = encode(r, false);
+  CHECK(without.find("pmix") == std::string::npos);
+  auto plain = decodeRegistration(without);
+  REQUIRE(plain);
+  CHECK(plain->pmixNamespace.empty());
+  CHECK(plain->pmixRank == -1);
+  r.pmixNamespace = "slurm.pmix.7.0";
+  r.pmixRank = 2;
+  r.node = "n1";
+  r.pmixPublished = true;
+  auto back = decodeRegistration(encode(r, false));
+  REQUIRE(back);
+  CHECK(back->pmixNamespace == "slurm.pmix.7.0");
+  CHECK(back->pmixRank == 2);
+  CHECK(back->node == "n1");
+  CHECK(back->pmixPublished);
+  std::string bad = encode(r, false);
+  bad.replace(bad.find("pmix_published=1"), 16, "pmix_published=2");
+  CHECK_THAT(decodeRegistration(bad).error().message, Catch::Contains("pmix_published"));
+}
