@@ -731,16 +731,21 @@ Decision someDecision(DecisionKind kind, const int* outcount, const int* indices
 
 }  // namespace
 
-int waitsome(int count, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses,
-             WaitsomeFn plain) noexcept {
+namespace {
+
+/// MPI_Waitsome and MPI_Testsome (the same signature): replays the recorded
+/// index list (after passing the call's safe point on null requests), or
+/// runs `plain` and records what it completed.
+int some(DecisionKind kind, int count, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses,
+         WaitsomeFn plain) noexcept {
   if (replaying()) {
-    const std::string call = requestsCall("MPI_Waitsome", count);
-    if (auto d = nextDecision(DecisionKind::Waitsome, call)) {
+    const std::string call = requestsCall(record::functionOf(kind), count);
+    if (auto d = nextDecision(kind, call)) {
       NullRequests nulls(count);
       int out = 0;
       plain(nulls.count(), nulls.data(), &out, indices, MPI_STATUSES_IGNORE);
       int rc = MPI_SUCCESS;
-      if (!d->someUndefined && d->indices.empty())
+      if (kind == DecisionKind::Waitsome && !d->someUndefined && d->indices.empty())
         diverge(call, "the record holds MPI_Waitsome with no index");
       else if (replaySome(*d, count, requests, outcount, indices, statuses, call, rc))
         return rc;
@@ -754,12 +759,20 @@ int waitsome(int count, MPI_Request* requests, int* outcount, int* indices, MPI_
       for (int k = 0; k < *outcount; ++k) done.completed(indices[k], k);
     if (recording()) {
       try {
-        recordDecision(someDecision(DecisionKind::Waitsome, outcount, indices));
+        recordDecision(someDecision(kind, outcount, indices));
       } catch (...) {
+        // Out of memory: this decision goes unrecorded; replay reports where.
       }
     }
   }
   return rc;
+}
+
+}  // namespace
+
+int waitsome(int count, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses,
+             WaitsomeFn plain) noexcept {
+  return some(DecisionKind::Waitsome, count, requests, outcount, indices, statuses, plain);
 }
 
 int test(MPI_Request* request, int* flag, MPI_Status* status, TestFn plain) noexcept {
@@ -876,30 +889,7 @@ int testany(int count, MPI_Request* requests, int* index, int* flag, MPI_Status*
 
 int testsome(int count, MPI_Request* requests, int* outcount, int* indices, MPI_Status* statuses,
              TestsomeFn plain) noexcept {
-  if (replaying()) {
-    const std::string call = requestsCall("MPI_Testsome", count);
-    if (auto d = nextDecision(DecisionKind::Testsome, call)) {
-      NullRequests nulls(count);
-      int out = 0;
-      plain(nulls.count(), nulls.data(), &out, indices, MPI_STATUSES_IGNORE);
-      int rc = MPI_SUCCESS;
-      if (replaySome(*d, count, requests, outcount, indices, statuses, call, rc)) return rc;
-    }
-  }
-  Completions done(requests, count, statuses, count);
-  MPI_Status* st = done.statuses(statuses);
-  const int rc = plain(count, requests, outcount, indices, st);
-  if (rc == MPI_SUCCESS && outcount && indices) {
-    if (*outcount != MPI_UNDEFINED)
-      for (int k = 0; k < *outcount; ++k) done.completed(indices[k], k);
-    if (recording()) {
-      try {
-        recordDecision(someDecision(DecisionKind::Testsome, outcount, indices));
-      } catch (...) {
-      }
-    }
-  }
-  return rc;
+  return some(DecisionKind::Testsome, count, requests, outcount, indices, statuses, plain);
 }
 
 void requestFreed(MPI_Request request) noexcept {
