@@ -70,12 +70,13 @@ PY
 
 case_record_program_asking_for_more_diverges_where_the_record_ends() {
   record_failing_run "$work/rec4" || return 1
-  # Nine rounds against a record of six: the seventh round's first receive
-  # has no recorded decision. After the report, continue runs on unreplayed.
+  # Nine rounds against a record of six: the seventh round's first probe
+  # (round 6 collects with MPI_Iprobe) has no recorded decision. After the
+  # report, continue runs on unreplayed.
   run_mpidbg 90 --replay "$work/rec4" -ex run -ex 'wait 30' -ex 'info record' -ex c -ex 'wait 30' -ex 'wait 30' -- \
     "$mpiexec" -n 4 "$race" 9 200
-  check_contains "$out" "[0] stopped at MPI_Recv(source=MPI_ANY_SOURCE, tag=6, comm=MPI_COMM_WORLD) (replay diverged: decision #" "the divergence event" &&
-  check_contains "$out" "the program asks for MPI_Recv but the record ends after " "the reason" &&
+  check_contains "$out" "[0] stopped at MPI_Iprobe(source=MPI_ANY_SOURCE, tag=6, comm=MPI_COMM_WORLD) (replay diverged: decision #" "the divergence event" &&
+  check_contains "$out" "the program asks for MPI_Iprobe but the record ends after " "the reason" &&
   check_contains "$out" "(the recorded run made no more)" "the reason" &&
   check_contains "$out" "race: checksum " "the job ran to its end after continue"
 }
