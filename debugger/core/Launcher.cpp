@@ -139,23 +139,31 @@ void Launcher::terminate(std::chrono::milliseconds grace) {
   }
 }
 
+namespace {
+
+/// `name` as the shell would run it: itself when it has a slash, else the
+/// first executable of that name in PATH; "" when none.
+std::string resolveCommand(const std::string& name) {
+  if (name.empty()) return {};
+  if (name.find('/') != std::string::npos) return ::access(name.c_str(), X_OK) == 0 ? name : std::string();
+  const char* search = std::getenv("PATH");
+  std::string_view dirs = search ? search : "/usr/bin:/bin";
+  while (!dirs.empty()) {
+    const auto colon = dirs.find(':');
+    const std::string candidate = std::string(dirs.substr(0, colon)) + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+    dirs = colon == std::string_view::npos ? std::string_view() : dirs.substr(colon + 1);
+  }
+  return {};
+}
+
+}  // namespace
+
 LauncherFamily launcherFamily(const std::vector<std::string>& argv) {
   if (argv.empty() || argv[0].empty()) return LauncherFamily::Other;
   namespace fs = std::filesystem;
-  std::string path = argv[0];
-  if (path.find('/') == std::string::npos) {
-    const char* search = std::getenv("PATH");
-    std::string_view dirs = search ? search : "/usr/bin:/bin";
-    while (!dirs.empty()) {
-      const auto colon = dirs.find(':');
-      const fs::path candidate = fs::path(std::string(dirs.substr(0, colon))) / path;
-      if (::access(candidate.c_str(), X_OK) == 0) {
-        path = candidate.string();
-        break;
-      }
-      dirs = colon == std::string_view::npos ? std::string_view() : dirs.substr(colon + 1);
-    }
-  }
+  std::string path = resolveCommand(argv[0]);
+  if (path.empty()) path = argv[0];  // not found: judged by the name alone
   std::error_code ec;
   const fs::path resolved = fs::weakly_canonical(path, ec);
   // The name as typed can tell where the resolved one cannot (a copy, a wrapper).
@@ -181,22 +189,6 @@ std::vector<std::string> withForwardedEnv(const std::vector<std::string>& argv, 
 }
 
 namespace {
-
-/// `name` as the shell would run it: itself when it has a slash, else the
-/// first executable of that name in PATH; "" when none.
-std::string resolveCommand(const std::string& name) {
-  if (name.empty()) return {};
-  if (name.find('/') != std::string::npos) return ::access(name.c_str(), X_OK) == 0 ? name : std::string();
-  const char* search = std::getenv("PATH");
-  std::string_view dirs = search ? search : "/usr/bin:/bin";
-  while (!dirs.empty()) {
-    const auto colon = dirs.find(':');
-    const std::string candidate = std::string(dirs.substr(0, colon)) + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-    dirs = colon == std::string_view::npos ? std::string_view() : dirs.substr(colon + 1);
-  }
-  return {};
-}
 
 /// The DT_NEEDED names of ELF file `path`; nullopt when it is not a readable
 /// dynamically linked ELF file.
