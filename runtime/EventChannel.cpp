@@ -122,6 +122,16 @@ Expected<void> EventChannel::connect(const ccs::Endpoint& frontend, std::chrono:
     // Back to blocking: event writes are small whole frames.
     const int flags = ::fcntl(fd.get(), F_GETFL);
     ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
+    if (fd_.valid()) {
+      // A new front end: same descriptor number, new connection (dup3
+      // closes the old one), so a signal handler never sees a stale number.
+      std::lock_guard lock(sendMutex_);
+      if (::dup3(fd.get(), fd_.get(), O_CLOEXEC) < 0) {
+        lastError = "dup3: " + errnoText(errno);
+        continue;
+      }
+      return {};
+    }
     fd_ = std::move(fd);
     gEventFd.store(fd_.get(), std::memory_order_release);
     return {};
@@ -217,5 +227,7 @@ Expected<void> EventChannel::armProcessHooks(std::int32_t rank) {
 void EventChannel::markLost() noexcept { gLost.store(true, std::memory_order_release); }
 
 bool EventChannel::lost() const noexcept { return gLost.load(std::memory_order_acquire); }
+
+void EventChannel::revive() noexcept { gLost.store(false, std::memory_order_release); }
 
 }  // namespace mpidbg::rt

@@ -26,7 +26,10 @@ class EventChannel {
   EventChannel& operator=(const EventChannel&) = delete;
 
   /// Connects to `frontend` (blocking, at most `timeout`). Errors name the
-  /// address and the reason (resolution, refused, timed out).
+  /// address and the reason (resolution, refused, timed out). Connecting
+  /// again (a listening rank attached by a new front end) puts the new
+  /// connection on the same descriptor number, which the signal handlers
+  /// keep using; call it with the channel marked lost, then revive().
   Expected<void> connect(const ccs::Endpoint& frontend, std::chrono::milliseconds timeout);
 
   /// Reads exactly `n` bytes within `timeout` (the front end's challenge).
@@ -55,6 +58,8 @@ class EventChannel {
   void markLost() noexcept;
   /// True once markLost() was called.
   bool lost() const noexcept;
+  /// Events flow again (after a new registration was sent). Any thread.
+  void revive() noexcept;
 
  private:
   ScopedFd fd_;

@@ -16,6 +16,7 @@
 #include "Runtime.hpp"
 #include "StackCapture.hpp"
 #include "ThreadLevel.hpp"
+#include "ccs/AttachProtocol.hpp"
 #include "ccs/Frame.hpp"
 #include "ccs/GdbServerProtocol.hpp"
 
@@ -87,6 +88,12 @@ void registerHandlers(ccs::Server& server, Runtime& runtime) {
   server.addHandler(std::string(proto::kQueuesHandler), guarded([rt](const ccs::Request&) -> ccs::HandlerResult {
                       // Ends with the `==` terminator line, so replies concatenate.
                       return bytesOf(proto::encode(queuesOf(*rt)));
+                    }));
+  server.addHandler(std::string(proto::kAttachHandler), guarded([rt](const ccs::Request& request) -> ccs::HandlerResult {
+                      // A listening job: register with the attaching front end.
+                      const std::string frontend(request.data.begin(), request.data.end());
+                      auto attached = rt->attachFrontend(frontend);
+                      return bytesOf(attached ? std::string("ok\n") : "error: " + attached.error().message + "\n");
                     }));
   server.addHandler(std::string(proto::kStacksHandler), guarded([rt](const ccs::Request&) -> ccs::HandlerResult {
                       // Ends with a `--` line, so replies concatenate.

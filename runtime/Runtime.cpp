@@ -1,5 +1,6 @@
 #include "Runtime.hpp"
 
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -11,8 +12,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+
+#include <algorithm>
+#include <array>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <thread>
 
 #include "CallScope.hpp"
@@ -21,6 +26,7 @@
 #include "Handlers.hpp"
 #include "Pmix.hpp"
 #include "StackCapture.hpp"
+#include "ccs/AttachProtocol.hpp"
 #include "ccs/Auth.hpp"
 #include "ccs/Forwarder.hpp"
 #include "ccs/Frame.hpp"
@@ -28,6 +34,7 @@
 #include "ccs/StackProtocol.hpp"
 #include "ccs/RecordProtocol.hpp"
 #include "ccs/ThreadLevelProtocol.hpp"
+#include "mpidbg/ScopedFd.hpp"
 
 namespace mpidbg::rt {
 
@@ -122,7 +129,9 @@ Runtime::Runtime(std::int32_t rank, std::int32_t size, std::int32_t threadLevel)
 
 void Runtime::startAfterInit(int providedThreadLevel) noexcept {
   const char* frontend = std::getenv("MPIDBG_FRONTEND");
-  if (!frontend || !*frontend || attached()) return;
+  const bool launched = frontend && *frontend;
+  const bool listen = !launched && envOr("MPIDBG_LISTEN", "0") != "0";
+  if ((!launched && !listen) || attached()) return;
   // Collective when "auto": before anything that can fail on one rank only.
   decideIdleWait();
   int rank = 0;
@@ -130,6 +139,10 @@ void Runtime::startAfterInit(int providedThreadLevel) noexcept {
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
   warnIfSingletonTask(size);
+  if (listen) {
+    startListening(providedThreadLevel, rank, size);
+    return;
+  }
   try {
     std::unique_ptr<Runtime> rt(new Runtime(rank, size, providedThreadLevel));
     if (auto started = rt->start(frontend); !started) {
@@ -160,7 +173,14 @@ Expected<void> Runtime::start(const std::string& frontend) {
   auto key = readKey();
   if (!key) return std::unexpected(key.error());
   const std::string stopAtInit = envOr("MPIDBG_STOP_AT_INIT", "1");
+  if (auto started = startServer(*key); !started) return started;
+  if (auto registered = registerWith(*where); !registered) return registered;
+  frozen_.store(stopAtInit != "0", std::memory_order_release);
+  return {};
+}
 
+Expected<void> Runtime::startServer(const std::vector<std::uint8_t>& key) {
+  key_ = key;
   std::array<char, 64> name{};
   for (MPI_Comm comm : {MPI_COMM_WORLD, MPI_COMM_SELF}) {
     CommInfo info = describeComm(comm);
@@ -178,7 +198,7 @@ Expected<void> Runtime::start(const std::string& frontend) {
   // so the front end keeps one connection per rank either way.
   const std::string security = envOr("MPIDBG_CCS_SECURITY", "tls");
   if (security == "tls") {
-    options.security = ccs::Security{ccs::SecurityMode::Tls, *key, "mpidbg-session"};
+    options.security = ccs::Security{ccs::SecurityMode::Tls, key, "mpidbg-session"};
   } else if (security == "plain") {
     options.security = ccs::Security{ccs::SecurityMode::Plain, {}, "mpidbg-session"};
     options.persistent = true;
@@ -193,9 +213,14 @@ Expected<void> Runtime::start(const std::string& frontend) {
   if (!server) return fail("cannot start the CCS server: " + server.error().message);
   server_ = std::move(*server);
   registerHandlers(*server_, *this);
-  if (auto installed = installForwarder(serverSecurity); !installed) return installed;
+  return installForwarder(serverSecurity);
+}
 
-  if (auto connected = events_.connect(*where, kConnectTimeout); !connected) return connected;
+Expected<void> Runtime::registerWith(const ccs::Endpoint& where) {
+  // No event may reach the hub before the registration: events stay off
+  // until it is sent (a listening rank's MPI threads run meanwhile).
+  events_.markLost();
+  if (auto connected = events_.connect(where, kConnectTimeout); !connected) return connected;
   auto challenge = events_.receive(kChallengeBytes, kConnectTimeout);
   if (!challenge) return std::unexpected(challenge.error());
 
@@ -219,7 +244,7 @@ Expected<void> Runtime::start(const std::string& frontend) {
   const std::string unsigned_ = ccs::proto::encode(reg, false);
   std::vector<std::uint8_t> macInput = *challenge;
   macInput.insert(macInput.end(), unsigned_.begin(), unsigned_.end());
-  reg.mac = ccs::hmacSha256Hex(*key, macInput);
+  reg.mac = ccs::hmacSha256Hex(key_, macInput);
 
   ccs::Request request;
   request.pe = rank_;
@@ -229,9 +254,14 @@ Expected<void> Runtime::start(const std::string& frontend) {
   auto frame = ccs::encodeRequest(request);
   if (!frame) return fail("cannot encode the registration: " + frame.error().message);
   if (auto sent = events_.sendAll(*frame); !sent) return sent;
-  if (auto hooks = events_.armProcessHooks(rank_); !hooks) return hooks;
+  events_.revive();
+  if (!hooksArmed_) {
+    if (auto hooks = events_.armProcessHooks(rank_); !hooks) return hooks;
+    hooksArmed_ = true;
+  }
 
-  frozen_.store(stopAtInit != "0", std::memory_order_release);
+  channelClosed_ = false;
+  watching_ = true;
   const int fd = events_.fd();
   server_->watch(fd, [this, fd](short revents) {
     char sink[256];
@@ -241,6 +271,162 @@ Expected<void> Runtime::start(const std::string& frontend) {
       channelClosed_ = true;
   });
   return {};
+}
+
+Expected<void> Runtime::attachFrontend(const std::string& frontend) {
+  if (!listening_) return fail("this job was launched by mpidbg: it has its front end already");
+  if (watching_ && !events_.lost()) return fail("a debugger is attached already; detach it first");
+  auto where = ccs::Endpoint::parse(frontend);
+  if (!where) return fail("bad front end endpoint '" + frontend + "': " + where.error().message);
+  if (watching_) {
+    server_->unwatch(events_.fd());
+    watching_ = false;
+  }
+  return registerWith(*where);
+}
+
+namespace {
+
+/// Where rank 0 of a listening job writes its attach file: MPIDBG_ATTACH_FILE,
+/// else $TMPDIR/mpidbg-UID/job-PID.attach in a directory only the user can
+/// enter (created 0700; refused when it is someone else's or open to others).
+Expected<std::string> attachFilePath() {
+  if (const char* named = std::getenv("MPIDBG_ATTACH_FILE"); named && *named) return std::string(named);
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/mpidbg-" + std::to_string(::getuid());
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+    return fail("cannot create " + dir + ": " + std::strerror(errno));
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0) return fail("cannot inspect " + dir + ": " + std::strerror(errno));
+  if (!S_ISDIR(st.st_mode) || st.st_uid != ::getuid() || (st.st_mode & 077) != 0)
+    return fail(dir + " is not a private directory of this user (want mode 0700); set MPIDBG_ATTACH_FILE");
+  return dir + "/job-" + std::to_string(::getpid()) + ".attach";
+}
+
+/// Writes `text` to `path` with mode 0600, atomically (a temporary file in
+/// the same directory, then rename): a reader never sees half a file.
+Expected<void> writePrivateFile(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
+  ::unlink(temporary.c_str());
+  ScopedFd fd(::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  if (!fd.valid()) return fail("cannot create " + temporary + ": " + std::strerror(errno));
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd.get(), text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string why = std::strerror(errno);
+      ::unlink(temporary.c_str());
+      return fail("cannot write " + temporary + ": " + why);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  if (::rename(temporary.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(temporary.c_str());
+    return fail("cannot rename " + temporary + " to " + path + ": " + why);
+  }
+  return {};
+}
+
+/// One rank's endpoint in the gather of a listening job: "ADDRESS PORT PID
+/// HOST", NUL-padded; all NUL for a rank whose server did not start.
+constexpr std::size_t kEndpointRecord = 320;
+
+}  // namespace
+
+void Runtime::startListening(int providedThreadLevel, std::int32_t rank, std::int32_t size) noexcept {
+  // Collective from here to the gather: every rank takes part in the key
+  // broadcast and the gather, whatever happened to it locally.
+  std::string error;
+  std::vector<std::uint8_t> key;
+  if (const char* file = std::getenv("MPIDBG_KEY_FILE"); file && *file) {
+    if (auto read = readKey()) key = std::move(*read);
+    else error = read.error().message;
+  } else {
+    // [0] = 1 when rank 0 has a key, then the 32 key bytes.
+    std::array<std::uint8_t, 1 + ccs::kSessionKeyBytes> shared{};
+    if (rank == 0) {
+      if (auto made = ccs::randomBytes(ccs::kSessionKeyBytes)) {
+        shared[0] = 1;
+        std::memcpy(shared.data() + 1, made->data(), made->size());
+      }
+    }
+    PMPI_Bcast(shared.data(), static_cast<int>(shared.size()), MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (shared[0] == 1) key.assign(shared.begin() + 1, shared.end());
+    else error = "rank 0 could not make a session key";
+  }
+
+  std::unique_ptr<Runtime> rt;
+  std::array<char, kEndpointRecord> mine{};
+  if (error.empty()) {
+    try {
+      rt.reset(new Runtime(rank, size, providedThreadLevel));
+      if (auto started = rt->startServer(key); !started) {
+        error = started.error().message;
+      } else {
+        std::string address = rt->server_->endpoint().host;
+        if (address.empty() || address == "0.0.0.0" || address == "::") address = hostName();
+        const std::string text = address + " " + std::to_string(rt->server_->endpoint().port) + " " +
+                                 std::to_string(::getpid()) + " " + hostName();
+        std::memcpy(mine.data(), text.data(), std::min(text.size(), mine.size() - 1));
+      }
+    } catch (const std::exception& e) {
+      error = e.what();
+    } catch (...) {
+      error = "internal error";
+    }
+  }
+  std::vector<char> all(rank == 0 ? kEndpointRecord * static_cast<std::size_t>(size) : 0);
+  PMPI_Gather(mine.data(), static_cast<int>(kEndpointRecord), MPI_CHAR, all.data(), static_cast<int>(kEndpointRecord),
+              MPI_CHAR, 0, MPI_COMM_WORLD);
+
+  std::string attachPath;
+  if (rank == 0 && !key.empty()) {
+    ccs::proto::AttachFile file;
+    file.size = size;
+    file.plain = envOr("MPIDBG_CCS_SECURITY", "tls") == "plain";
+    file.key = key;
+    file.mpiLibrary = mpiLibrary();
+    for (std::int32_t r = 0; r < size; ++r) {
+      const char* record = all.data() + kEndpointRecord * static_cast<std::size_t>(r);
+      const std::string text(record, ::strnlen(record, kEndpointRecord));
+      std::istringstream in(text);
+      ccs::proto::AttachRank entry;
+      entry.rank = r;
+      if (in >> entry.address >> entry.port >> entry.pid >> entry.host) file.ranks.push_back(entry);
+    }
+    std::string why;
+    if (auto path = attachFilePath()) {
+      if (auto written = writePrivateFile(*path, ccs::proto::encode(file)); written) attachPath = *path;
+      else why = written.error().message;
+    } else {
+      why = path.error().message;
+    }
+    if (!why.empty())
+      std::fprintf(stderr, "mpidbg-rt: rank 0: no attach file: %s; a debugger cannot attach\n", why.c_str());
+    else
+      std::fprintf(stderr, "mpidbg-rt: %d of %d ranks listening for a debugger: mpidbg attach %s\n",
+                   static_cast<int>(file.ranks.size()), size, attachPath.c_str());
+  }
+  if (!error.empty() || !rt) {
+    std::fprintf(stderr, "mpidbg-rt: rank %d: %s; running without the debugger\n", rank,
+                 error.empty() ? "internal error" : error.c_str());
+    return;
+  }
+  try {
+    rt->listening_ = true;
+    rt->attachFile_ = attachPath;
+    rt->launchHelper();
+    calibrateCallClock();
+    gFastPath = gCallClockTsc && rt->currentCall().exclusive() && !gIdleWait;
+    publishState(*rt, providedThreadLevel);
+    Runtime* raw = rt.release();
+    gAttached.store(raw, std::memory_order_release);
+    reportCallsBeforeInit(*raw);
+  } catch (...) {
+    std::fprintf(stderr, "mpidbg-rt: rank %d: internal error; running without the debugger\n", rank);
+  }
 }
 
 Expected<void> Runtime::installForwarder(const ccs::Security& security) {
@@ -289,13 +475,12 @@ void Runtime::helperLoop() noexcept {
   // Named before it starts any thread: forwarding workers inherit the name,
   // so stack capture skips them all.
   StackCapture::markHelperThread();
-  bool watching = true;
   for (;;) {
     try {
       server_->pollOnce(kPollInterval);
-      if (watching && channelClosed_) {
+      if (watching_ && channelClosed_) {
         server_->unwatch(events_.fd());
-        watching = false;
+        watching_ = false;
         onFrontendLost();
       }
     } catch (...) {
@@ -321,6 +506,8 @@ void Runtime::waitWhileFrozen() noexcept {
 
 void Runtime::markFinalized() noexcept {
   finalized_.store(true, std::memory_order_release);
+  // Nobody can attach to a finalized job: its attach file goes.
+  if (!attachFile_.empty()) ::unlink(attachFile_.c_str());
   setPhase(MPIDBG_PHASE_FINALIZED);
   ccs::proto::Event event;
   event.kind = ccs::proto::Event::Kind::Finalized;

@@ -39,13 +39,34 @@ class Runtime {
   static Runtime* attached() noexcept { return gAttached.load(std::memory_order_acquire); }
 
   /// Called by the MPI_Init / MPI_Init_thread wrappers once PMPI_Init* has
-  /// succeeded. Inert without MPIDBG_FRONTEND. Otherwise reads MPIDBG_KEY_FILE,
+  /// succeeded. Inert without MPIDBG_FRONTEND or MPIDBG_LISTEN.
+  ///
+  /// Launched (MPIDBG_FRONTEND=HOST:PORT): reads MPIDBG_KEY_FILE,
   /// MPIDBG_STOP_AT_INIT (default 1) and MPIDBG_CCS_BIND (default 127.0.0.1),
   /// starts the CCS server and helper thread, registers with the front end, and
   /// (when stopping at init) blocks until continue or until the front end is
-  /// lost. On any failure prints one line "mpidbg-rt: rank N: <reason>; running
+  /// lost.
+  ///
+  /// Listening (MPIDBG_LISTEN=1, no MPIDBG_FRONTEND; issue 9): collective over
+  /// MPI_COMM_WORLD. The session key comes from MPIDBG_KEY_FILE, else rank 0
+  /// makes one and broadcasts it (PMPI_Bcast); every rank starts its CCS
+  /// server and the endpoints are gathered to rank 0 (PMPI_Gather), which
+  /// writes the attach file (ccs/AttachProtocol.hpp) to MPIDBG_ATTACH_FILE or
+  /// $TMPDIR/mpidbg-UID/job-PID.attach (directory 0700, file 0600) and says
+  /// where on stderr. The job runs on; `mpidbg attach FILE` later makes every
+  /// rank register (attachFrontend), and a detached or lost front end leaves
+  /// it listening again.
+  ///
+  /// On any failure prints one line "mpidbg-rt: rank N: <reason>; running
   /// without the debugger" to stderr and stays inert. Never throws.
   static void startAfterInit(int providedThreadLevel) noexcept;
+
+  /// Listening mode only (the mpidbg/attach handler, on the helper thread):
+  /// registers with the front end's event hub at `frontend` ("HOST:PORT") as
+  /// a launched rank does at MPI_Init. Errors: the job was launched by
+  /// mpidbg, a front end is attached already, a bad endpoint, the hub cannot
+  /// be reached or sends no challenge.
+  Expected<void> attachFrontend(const std::string& frontend);
 
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -81,8 +102,18 @@ class Runtime {
  private:
   Runtime(std::int32_t rank, std::int32_t size, std::int32_t threadLevel);
 
-  /// Everything that can fail, in order: key, registry, server, channel, registration.
+  /// Launched mode: server (startServer), then the registration (registerWith).
   Expected<void> start(const std::string& frontend);
+  /// The communicator registry, the CCS server with every handler and the
+  /// forwarding tree, secured with `key` unless plain CCS was asked for.
+  Expected<void> startServer(const std::vector<std::uint8_t>& key);
+  /// Connects the event channel to `frontend`, answers its challenge with
+  /// the registration (MAC with the session key), arms the exit and signal
+  /// reports (once per process) and watches the channel for the front end's
+  /// loss. Events stay off until the registration is sent.
+  Expected<void> registerWith(const ccs::Endpoint& frontend);
+  /// Listening mode, from startAfterInit: key, server, endpoint gather, attach file.
+  static void startListening(int providedThreadLevel, std::int32_t rank, std::int32_t size) noexcept;
   /// Installs the CCS forwarding tree (mpidbg/forward and broadcast routing)
   /// on the server, with the merge rule of every mpidbg handler.
   Expected<void> installForwarder(const ccs::Security& security);
@@ -109,6 +140,17 @@ class Runtime {
   std::atomic<bool> finalized_{false};
   /// Set by the channel watch callback; handled after pollOnce returns.
   bool channelClosed_ = false;
+  /// The helper thread watches the event channel (a front end is attached).
+  bool watching_ = false;
+  /// Started with MPIDBG_LISTEN: front ends attach and detach at will.
+  bool listening_ = false;
+  /// armProcessHooks ran (it must run once per process).
+  bool hooksArmed_ = false;
+  /// The session key (TLS PSK, registration MAC).
+  std::vector<std::uint8_t> key_;
+  /// Rank 0 of a listening job: the attach file it wrote, removed at
+  /// MPI_Finalize ("" otherwise).
+  std::string attachFile_;
 };
 
 }  // namespace mpidbg::rt

@@ -67,9 +67,11 @@ char** attemptCompletion(const char* text, int start, int end) {
 
 /// Ctrl-D at the prompt: true when the session should end. With live ranks
 /// it asks first, like gdb: "y" kills the job, end of input again confirms
-/// too, anything else returns to the prompt.
+/// too, anything else returns to the prompt. An attached job is not asked
+/// about: leaving detaches from it.
 bool confirmEndOfInput(Context& ctx) {
   std::fputs("quit\n", stdout);
+  if (ctx.debugger.attached()) return true;
   int live = 0;
   if (ctx.debugger.hasJob() && ctx.debugger.jobAlive())
     for (const auto& info : ctx.debugger.job().snapshot()) live += info.ended() ? 0 : 1;

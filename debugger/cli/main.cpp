@@ -133,10 +133,13 @@ static void installTerminationHandlers() {
 int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "core") return coreMain({argv + 2, argv + argc});
   if (argc >= 2 && std::string(argv[1]) == "record") return cli::recordMain({argv + 2, argv + argc});
+  // `mpidbg attach [OPTIONS] FILE`: the session options, a job that listens
+  // (MPIDBG_LISTEN=1) instead of a launcher command.
+  const bool attachMode = argc >= 2 && std::string(argv[1]) == "attach";
   // Everything after the first "--" is the launcher command, untouched.
   std::vector<std::string> ours, launcherArgv;
   bool sawSeparator = false;
-  for (int i = 1; i < argc; ++i) {
+  for (int i = attachMode ? 2 : 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (!sawSeparator && arg == "--") {
       sawSeparator = true;
@@ -154,7 +157,9 @@ int main(int argc, char** argv) {
                "       mpidbg --json -x cmds.txt -- mpiexec -n 4 ./app   (one JSON object per command)\n"
                "       mpidbg core --mqs core.1234 core.1235 ...   (queues and hang verdict from core files)\n"
                "       mpidbg --record rec -- mpiexec -n 4 ./app; mpidbg --replay rec -- mpiexec -n 4 ./app\n"
-               "       mpidbg record show|compare ...   (decision logs of record and replay)\n\n"
+               "       mpidbg record show|compare ...   (decision logs of record and replay)\n"
+               "       mpidbg attach FILE   (a job started with the runtime preloaded and MPIDBG_LISTEN=1;\n"
+               "                             its rank 0 names FILE on stderr)\n\n"
                "Without -ex/-x, commands come from the prompt (a terminal) or from stdin.\n"
                "Type 'help' at the prompt for the commands.",
                "mpidbg"};
@@ -212,6 +217,12 @@ int main(int argc, char** argv) {
                  "Replay the decisions recorded in DIR: wildcard receives match as recorded; a rank whose "
                  "program asks for a decision the record does not hold stops with a report")
       ->type_name("DIR");
+  std::string attachFile;
+  if (attachMode)
+    app.add_option("file", attachFile,
+                   "The attach file of a job started with the runtime preloaded and MPIDBG_LISTEN=1")
+        ->required()
+        ->type_name("FILE");
   app.set_version_flag("--version", "mpidbg 0.1.0");
   app.footer("Commands: 'help' at the prompt, docs/command-reference.md, or man mpidbg (after cmake --install).");
   try {
@@ -221,7 +232,19 @@ int main(int argc, char** argv) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : cli::kExitUsage;
   }
-  if (launcherArgv.empty()) {
+  if (attachMode) {
+    // What only a launch can do.
+    for (const char* option : {"--runtime", "--no-stop-at-init", "--ccs-plain", "--hang-timeout", "--report",
+                               "--record", "--replay"})
+      if (app.count(option) != 0) {
+        std::cerr << "error: " << option << " applies to a job mpidbg launches, not to 'mpidbg attach'\n";
+        return cli::kExitUsage;
+      }
+    if (!launcherArgv.empty() || sawSeparator) {
+      std::cerr << "error: 'mpidbg attach FILE' takes no launcher command (the job is running already)\n";
+      return cli::kExitUsage;
+    }
+  } else if (launcherArgv.empty()) {
     std::cerr << "error: no launcher command; usage: mpidbg [OPTIONS] -- mpiexec -n 4 ./app\n";
     return cli::kExitUsage;
   }
@@ -279,6 +302,47 @@ int main(int argc, char** argv) {
   debugger.mqsDll = mqsDll;
   debugger.useTree = !direct;
   debugger.treeFanOut = fanOut;
+
+  if (attachMode) {
+    core::AttachOptions attach;
+    attach.file = attachFile;
+    attach.registerTimeout = std::chrono::milliseconds(static_cast<long long>(registerTimeout * 1000));
+    auto attached = debugger.attach(
+        attach,
+        [&](int registered, int expected) {
+          console.progress("attaching: " + std::to_string(registered) + "/" + std::to_string(expected) +
+                           " ranks registered");
+        },
+        [] { return cli::g_interrupted.load(); });
+    console.endProgress();
+    console.drainNotices();
+    if (!attached) {
+      console.error("cannot attach: " + attached.error().message);
+      return cli::kExitLaunchFailed;
+    }
+    const int size = debugger.job().size();
+    core::RankSet ranks;
+    for (const auto& info : debugger.job().snapshot()) ranks.insert(info.rank);
+    const std::string text = "Attached to " + ranks.toString() + " of a job of " + std::to_string(size) +
+                             (size == 1 ? " rank" : " ranks") + " (" + attachFile +
+                             "): running ('freeze all' stops them; leaving detaches).";
+    if (console.json())
+      console.print(cli::jsonLine(cli::sessionEventJson("attached", text, cli::withRanks({{"size", size}}, ranks))));
+    else
+      console.print(text);
+    cli::Context context{debugger, console, {}};
+    context.settings.blockedAfter = std::chrono::milliseconds(blockedAfterMs);
+    const bool ok = stdinScript ? cli::runScript(context, std::cin)
+                    : batch     ? cli::runScript(context, script)
+                                : cli::runRepl(context);
+    if (debugger.attached() && debugger.jobAlive()) {
+      debugger.detach();
+      const std::string left = "Detached from the job; it runs on (attach again with: mpidbg attach " + attachFile + ").";
+      console.print(console.json() ? cli::jsonLine(cli::sessionEventJson("detached", left)) : left);
+    }
+    console.drainNotices();
+    return ok ? cli::kExitOk : cli::kExitCommandFailed;
+  }
 
   core::LaunchOptions launch;
   launch.argv = launcherArgv;

@@ -6,9 +6,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
+#include "ccs/AttachProtocol.hpp"
 #include "ccs/Condition.hpp"
 #include "debugger/core/RankExpr.hpp"
 #include "mpidbg/Text.hpp"
@@ -30,7 +35,11 @@ Debugger::Debugger(std::function<void(const std::string&)> notify)
   };
 }
 
-Debugger::~Debugger() { kill(); }
+Debugger::~Debugger() {
+  // An attached job is not ours to end: leaving detaches from it.
+  if (attached_) detach();
+  kill();
+}
 
 Expected<void> Debugger::launch(const LaunchOptions& options, const Progress& progress,
                                 const Cancelled& cancelled) {
@@ -104,7 +113,102 @@ Expected<void> Debugger::launch(const LaunchOptions& options, const Progress& pr
   return fail(why);
 }
 
+Expected<void> Debugger::attach(const AttachOptions& options, const Progress& progress,
+                                const Cancelled& cancelled) {
+  if (hasJob()) return fail("a job is already being debugged; 'detach' or 'kill' it first");
+  if (job_.size() != 0) return fail("this session has had a job already; attach from a new mpidbg");
+  struct stat st{};
+  if (::stat(options.file.c_str(), &st) != 0)
+    return fail("cannot read attach file " + options.file + ": " + std::strerror(errno) +
+                " (a job started with MPIDBG_LISTEN=1 names it on stderr)");
+  if (!S_ISREG(st.st_mode)) return fail("attach file " + options.file + " is not a regular file");
+  if ((st.st_mode & 077) != 0)
+    return fail("attach file " + options.file + " can be read by others, so the job's key may be known: " +
+                "refusing it (chmod 600 it if you are sure)");
+  std::ifstream in(options.file);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in && !in.eof()) return fail("cannot read attach file " + options.file);
+  auto file = proto::decodeAttachFile(text);
+  if (!file) return fail("bad attach file " + options.file + ": " + file.error().message);
+  if (file->ranks.empty())
+    return fail("attach file " + options.file + " names no rank: no rank's server started (see the job's stderr)");
+
+  auto hub = EventHub::start("127.0.0.1", file->key, job_, notify_);
+  if (!hub) return std::unexpected(hub.error());
+  hub_ = std::move(*hub);
+  channels_ = std::make_unique<RankChannels>(
+      file->plain ? ccs::Security{ccs::SecurityMode::Plain, {}, "mpidbg-session"}
+                  : ccs::Security{ccs::SecurityMode::Tls, file->key, "mpidbg-session"});
+
+  std::vector<RankInfo> targets;
+  for (const proto::AttachRank& r : file->ranks) {
+    RankInfo info;
+    info.rank = r.rank;
+    info.host = r.host;
+    info.pid = r.pid;
+    info.endpoint = ccs::Endpoint{r.address, r.port};
+    targets.push_back(std::move(info));
+  }
+  const std::string endpoint = hub_->endpoint().toString();
+  const auto replies =
+      channels_->query(targets, proto::kAttachHandler, std::vector<std::uint8_t>(endpoint.begin(), endpoint.end()),
+                       requestTimeout);
+  // Why each rank could not be attached, grouped by reason.
+  std::map<std::string, RankSet> refused;
+  for (const auto& [rank, reply] : replies) {
+    std::string why;
+    if (!reply) why = reply.error().message;
+    else if (const std::string answer(reply->begin(), reply->end()); answer != "ok\n")
+      why = answer.starts_with("error: ") ? answer.substr(7, answer.find_last_not_of('\n') - 6)
+                                          : "unexpected answer '" + answer.substr(0, 40) + "'";
+    if (!why.empty()) refused[why].insert(rank);
+  }
+  for (int r = 0; r < file->size; ++r)
+    if (!replies.count(r)) refused["not in the attach file (its server did not start)"].insert(r);
+  auto describeRefused = [&] {
+    std::string out;
+    for (const auto& [why, set] : refused) out += (out.empty() ? "" : "; ") + set.toString() + ": " + why;
+    return out;
+  };
+  RankSet answered;
+  for (const auto& [rank, reply] : replies)
+    if (reply && std::string(reply->begin(), reply->end()) == "ok\n") answered.insert(rank);
+  if (answered.empty()) {
+    hub_.reset();
+    channels_.reset();
+    return fail("no rank could be attached (" + describeRefused() + ")");
+  }
+
+  int lastShown = -1;
+  const int expected = static_cast<int>(answered.size());
+  const bool complete = job_.waitUntil(
+      [&] {
+        const int registered = job_.registered();
+        if (progress && registered != lastShown) {
+          progress(registered, expected);
+          lastShown = registered;
+        }
+        return registered >= expected;
+      },
+      options.registerTimeout, cancelled);
+  if (!complete) {
+    const int registered = job_.registered();
+    detach();
+    if (cancelled && cancelled()) return fail("attach interrupted");
+    return fail("timed out waiting for ranks to register (" + std::to_string(registered) + " of " +
+                std::to_string(expected) + ")");
+  }
+  attached_ = true;
+  if (!refused.empty()) notify_("not attached: " + describeRefused());
+  return {};
+}
+
 bool Debugger::jobAlive() {
+  if (attached_) {
+    for (const auto& info : job_.snapshot())
+      if (!info.ended()) return true;
+    return false;
+  }
   if (launcher_ == nullptr) return false;
   if (job_.launcherStatus()) return false;
   // Whichever thread reaps the launcher first records its end in the job.
@@ -207,7 +311,7 @@ class JobResolver final : public RankExprResolver {
 }  // namespace
 
 Expected<RankSet> Debugger::ranks(std::string_view text, std::chrono::milliseconds blockedAfter) {
-  if (!launcher_) return fail("no job (start one with: mpidbg -- mpiexec -n 4 ./app)");
+  if (!hasJob()) return fail("no job (start one with: mpidbg -- mpiexec -n 4 ./app)");
   auto expr = RankExpr::parse(text);
   if (!expr) return std::unexpected(expr.error());
   JobResolver resolver(*this, blockedAfter);
@@ -401,14 +505,15 @@ std::pair<std::string, std::map<int, std::string>> Debugger::collect(const RankS
 }
 
 void Debugger::detach() {
-  if (!launcher_) return;
-  control(RankSet::all(job_.size()), proto::kDetachHandler, "");
+  if (!launcher_ && !hub_) return;
+  if (job_.size() > 0) control(RankSet::all(job_.size()), proto::kDetachHandler, "");
   if (gdb_) gdb_->closeAll();
   job_.setKilling();  // channels closing now are not news
   hub_->setLauncher(nullptr);
   hub_.reset();  // closes every event channel: the ranks go quiet and run on
-  launcher_->release();
+  if (launcher_) launcher_->release();
   launcher_.reset();
+  attached_ = false;
   if (channels_) channels_->clear();
   breakpoints_.clear();
 }
@@ -448,6 +553,18 @@ bool Debugger::waitSettled(std::chrono::milliseconds timeout, std::chrono::milli
 
 void Debugger::kill() {
   if (gdb_) gdb_->closeAll();
+  if (attached_) {
+    // Not our launcher: end the ranks we can reach; their launcher ends the job.
+    job_.setKilling();
+    RankSet remote;
+    for (const auto& info : job_.snapshot()) {
+      if (info.ended() || info.pid <= 0) continue;
+      if (isThisHost(info.host)) ::kill(info.pid, SIGKILL);
+      else remote.insert(info.rank);
+    }
+    if (!remote.empty()) notify_("ranks " + remote.toString() + " run on other hosts: not killed");
+    attached_ = false;
+  }
   if (launcher_) {
     job_.setKilling();
     hub_->setLauncher(nullptr);

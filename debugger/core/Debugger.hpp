@@ -43,6 +43,16 @@ struct LaunchOptions {
   std::string replayDir;
 };
 
+/// How to attach to a job started with the runtime preloaded and
+/// MPIDBG_LISTEN=1 (issue 9; ccs/AttachProtocol.hpp).
+struct AttachOptions {
+  /// The attach file rank 0 wrote (it names every rank's server and holds
+  /// the job's session key).
+  std::string file;
+  /// How long to wait for every rank to register.
+  std::chrono::milliseconds registerTimeout{60000};
+};
+
 /// Called while waiting: registered ranks so far and the expected count (0
 /// while unknown).
 using Progress = std::function<void(int registered, int expected)>;
@@ -67,9 +77,23 @@ class Debugger {
   Expected<void> launch(const LaunchOptions& options, const Progress& progress,
                         const Cancelled& cancelled);
 
-  /// True between a successful launch and kill().
-  bool hasJob() const { return launcher_ != nullptr; }
-  /// True while the launcher process is still running.
+  /// Attaches to a listening job: reads the attach file (refused when others
+  /// may read it: its key would be known), starts the event hub with the
+  /// job's key and asks every rank named there to register (mpidbg/attach,
+  /// direct connections); waits until they all have. Ranks that cannot be
+  /// reached or refuse are named in the error when none registered, else in
+  /// a notice. Errors: a job is already being debugged; the file is missing,
+  /// malformed or not private; no rank answered (the job ended?); a rank
+  /// already has a debugger; timeout; cancelled.
+  Expected<void> attach(const AttachOptions& options, const Progress& progress, const Cancelled& cancelled);
+
+  /// True between a successful launch or attach and kill() or detach().
+  bool hasJob() const { return launcher_ != nullptr || attached_; }
+  /// True when the job was attached to rather than launched: mpidbg owns no
+  /// launcher, and leaving detaches instead of killing.
+  bool attached() const { return attached_; }
+  /// True while the launcher process is still running (attached: while any
+  /// rank has not ended).
   bool jobAlive();
   Job& job() { return job_; }
 
@@ -167,7 +191,8 @@ class Debugger {
 
   /// Leaves the job running without the debugger: every rank drops its
   /// breakpoints and resumes, gdb sessions detach, the event channels close,
-  /// and the launcher is no longer killed when mpidbg exits.
+  /// and the launcher is no longer killed when mpidbg exits. A listening job
+  /// (attached) goes back to listening: it can be attached again.
   void detach();
 
   /// Stop events (breakpoint hits, freeze/step stops) received so far.
@@ -188,7 +213,10 @@ class Debugger {
   GdbPool& gdb() { return *gdb_; }
 
   /// Ends the job: gdb sessions first (they detach), then the launcher's
-  /// process group, then any rank process still alive. Idempotent.
+  /// process group, then any rank process still alive. An attached job has
+  /// no launcher of ours: its ranks on this host get SIGKILL (their launcher
+  /// then ends the job) and ranks on other hosts are named in a notice.
+  /// Idempotent.
   void kill();
 
   /// The launcher's end, once it has ended.
@@ -235,6 +263,8 @@ class Debugger {
   std::unique_ptr<RankChannels> channels_;
   std::map<int, BreakpointEntry> breakpoints_;
   int nextBreakpointId_ = 1;
+  /// attach() succeeded and neither detach() nor kill() came since.
+  bool attached_ = false;
 };
 
 }  // namespace mpidbg::core
