@@ -217,12 +217,22 @@ int main(int argc, char** argv) {
                  "Replay the decisions recorded in DIR: wildcard receives match as recorded; a rank whose "
                  "program asks for a decision the record does not hold stops with a report")
       ->type_name("DIR");
-  std::string attachFile;
-  if (attachMode)
+  std::string attachFile, attachSlurm;
+  long attachPid = 0;
+  if (attachMode) {
     app.add_option("file", attachFile,
                    "The attach file of a job started with the runtime preloaded and MPIDBG_LISTEN=1")
-        ->required()
         ->type_name("FILE");
+    app.add_option("--pid", attachPid,
+                   "Attach to the ranks under this launcher process (mpiexec, mpirun) on this host, without "
+                   "the runtime: where, gdb, queues and hang work; breakpoints, freeze and objects need the runtime")
+        ->type_name("PID")
+        ->check(CLI::PositiveNumber);
+    app.add_option("--slurm", attachSlurm,
+                   "Attach to the tasks of Slurm job step JOBID[.STEP] on this node (scontrol listpids), "
+                   "without the runtime")
+        ->type_name("JOBID[.STEP]");
+  }
   app.set_version_flag("--version", "mpidbg 0.1.0");
   app.footer("Commands: 'help' at the prompt, docs/command-reference.md, or man mpidbg (after cmake --install).");
   try {
@@ -242,6 +252,11 @@ int main(int argc, char** argv) {
       }
     if (!launcherArgv.empty() || sawSeparator) {
       std::cerr << "error: 'mpidbg attach FILE' takes no launcher command (the job is running already)\n";
+      return cli::kExitUsage;
+    }
+    const int ways = (attachFile.empty() ? 0 : 1) + (attachPid > 0 ? 1 : 0) + (attachSlurm.empty() ? 0 : 1);
+    if (ways != 1) {
+      std::cerr << "error: usage: mpidbg attach [OPTIONS] FILE | --pid LAUNCHER_PID | --slurm JOBID[.STEP]\n";
       return cli::kExitUsage;
     }
   } else if (launcherArgv.empty()) {
@@ -304,17 +319,39 @@ int main(int argc, char** argv) {
   debugger.treeFanOut = fanOut;
 
   if (attachMode) {
-    core::AttachOptions attach;
-    attach.file = attachFile;
-    attach.registerTimeout = std::chrono::milliseconds(static_cast<long long>(registerTimeout * 1000));
-    auto attached = debugger.attach(
-        attach,
-        [&](int registered, int expected) {
-          console.progress("attaching: " + std::to_string(registered) + "/" + std::to_string(expected) +
-                           " ranks registered");
-        },
-        [] { return cli::g_interrupted.load(); });
-    console.endProgress();
+    Expected<void> attached;
+    std::string what = attachFile, note = "running ('freeze all' stops them; leaving detaches).";
+    if (!attachFile.empty()) {
+      core::AttachOptions attach;
+      attach.file = attachFile;
+      attach.registerTimeout = std::chrono::milliseconds(static_cast<long long>(registerTimeout * 1000));
+      attached = debugger.attach(
+          attach,
+          [&](int registered, int expected) {
+            console.progress("attaching: " + std::to_string(registered) + "/" + std::to_string(expected) +
+                             " ranks registered");
+          },
+          [] { return cli::g_interrupted.load(); });
+      console.endProgress();
+    } else {
+      auto found = attachPid > 0 ? core::ranksUnderLauncher(static_cast<pid_t>(attachPid))
+                                 : core::ranksOfSlurmStep(attachSlurm);
+      what = attachPid > 0 ? "pid " + std::to_string(attachPid) : "Slurm step " + attachSlurm;
+      if (!found) {
+        attached = std::unexpected(found.error());
+      } else {
+        auto [size, sizeNote] = core::jobSizeOf(*found);
+        attached = debugger.attachProcesses(*found, size);
+        core::RankSet withRuntime;
+        for (const auto& r : *found)
+          if (r.hasRuntime) withRuntime.insert(r.rank);
+        note = "running, without the runtime: where, gdb, queues and hang work; breakpoints, freeze, step and "
+               "objects need it." + sizeNote;
+        if (!withRuntime.empty())
+          note += " Ranks " + withRuntime.toString() +
+                  " have the runtime loaded: their job's attach file (MPIDBG_LISTEN=1) gives every command.";
+      }
+    }
     console.drainNotices();
     if (!attached) {
       console.error("cannot attach: " + attached.error().message);
@@ -324,8 +361,7 @@ int main(int argc, char** argv) {
     core::RankSet ranks;
     for (const auto& info : debugger.job().snapshot()) ranks.insert(info.rank);
     const std::string text = "Attached to " + ranks.toString() + " of a job of " + std::to_string(size) +
-                             (size == 1 ? " rank" : " ranks") + " (" + attachFile +
-                             "): running ('freeze all' stops them; leaving detaches).";
+                             (size == 1 ? " rank" : " ranks") + " (" + what + "): " + note;
     if (console.json())
       console.print(cli::jsonLine(cli::sessionEventJson("attached", text, cli::withRanks({{"size", size}}, ranks))));
     else
@@ -337,7 +373,11 @@ int main(int argc, char** argv) {
                                 : cli::runRepl(context);
     if (debugger.attached() && debugger.jobAlive()) {
       debugger.detach();
-      const std::string left = "Detached from the job; it runs on (attach again with: mpidbg attach " + attachFile + ").";
+      const std::string left = "Detached from the job; it runs on (attach again with: mpidbg attach " +
+                               (!attachFile.empty() ? attachFile
+                                : attachPid > 0     ? "--pid " + std::to_string(attachPid)
+                                                    : "--slurm " + attachSlurm) +
+                               ").";
       console.print(console.json() ? cli::jsonLine(cli::sessionEventJson("detached", left)) : left);
     }
     console.drainNotices();

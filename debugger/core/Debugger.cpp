@@ -203,8 +203,27 @@ Expected<void> Debugger::attach(const AttachOptions& options, const Progress& pr
   return {};
 }
 
+Expected<void> Debugger::attachProcesses(const std::vector<FoundRank>& ranks, int size) {
+  if (hasJob()) return fail("a job is already being debugged; 'detach' or 'kill' it first");
+  if (job_.size() != 0) return fail("this session has had a job already; attach from a new mpidbg");
+  if (ranks.empty()) return fail("no rank to attach to");
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  for (const FoundRank& r : ranks)
+    if (auto added = job_.addProcess(r.rank, size, r.pid, host); !added) return added;
+  attached_ = true;
+  return {};
+}
+
+void Debugger::refreshProcesses() {
+  for (const auto& info : job_.snapshot())
+    if (info.noRuntime && !info.ended() && info.pid > 0 && ::kill(info.pid, 0) != 0 && errno == ESRCH)
+      job_.channelClosed(info.rank);
+}
+
 bool Debugger::jobAlive() {
   if (attached_) {
+    refreshProcesses();
     for (const auto& info : job_.snapshot())
       if (!info.ended()) return true;
     return false;
@@ -356,6 +375,7 @@ std::string_view textOf(const std::vector<std::uint8_t>& bytes) {
 }  // namespace
 
 std::vector<RankView> Debugger::views(const RankSet& ranks) {
+  refreshProcesses();
   std::vector<RankView> views;
   std::vector<RankInfo> reachable;
   for (auto& info : job_.snapshot()) {
@@ -425,6 +445,8 @@ std::map<int, std::string> Debugger::continueRanks(const RankSet& ranks) {
       problems[info.rank] = "is held by gdb (release it with: gdb detach " + std::to_string(info.rank) + ")";
     else if (info.ended())
       problems[info.rank] = info.endedPhrase();
+    else if (info.noRuntime)
+      problems[info.rank] = std::string(kNoRuntime);
     else
       targets.push_back(info);
   }
@@ -450,6 +472,8 @@ std::map<int, Debugger::ControlOutcome> Debugger::control(const RankSet& ranks,
       outcomes[info.rank] = {false, "is held by gdb (release it with: gdb detach " + std::to_string(info.rank) + ")"};
     else if (info.ended())
       outcomes[info.rank] = {false, info.endedPhrase()};
+    else if (info.noRuntime)
+      outcomes[info.rank] = {false, std::string(kNoRuntime)};
     else
       targets.push_back(info);
   }
@@ -481,6 +505,8 @@ std::map<int, Expected<std::vector<std::uint8_t>>> Debugger::queryEach(const Ran
     else if (it->second.heldByGdb)
       out.emplace(rank, fail("rank " + std::to_string(rank) + " is held by gdb (its runtime cannot answer; "
                              "'gdb detach' first)"));
+    else if (it->second.noRuntime && !it->second.ended())
+      out.emplace(rank, fail("rank " + std::to_string(rank) + " " + std::string(kNoRuntime)));
     else if (!it->second.reachable())
       out.emplace(rank, fail("rank " + std::to_string(rank) + " " + it->second.endedPhrase()));
     else targets.push_back(it->second);
@@ -505,11 +531,11 @@ std::pair<std::string, std::map<int, std::string>> Debugger::collect(const RankS
 }
 
 void Debugger::detach() {
-  if (!launcher_ && !hub_) return;
-  if (job_.size() > 0) control(RankSet::all(job_.size()), proto::kDetachHandler, "");
+  if (!launcher_ && !hub_ && !attached_) return;
+  if (job_.size() > 0 && hub_) control(RankSet::all(job_.size()), proto::kDetachHandler, "");
   if (gdb_) gdb_->closeAll();
   job_.setKilling();  // channels closing now are not news
-  hub_->setLauncher(nullptr);
+  if (hub_) hub_->setLauncher(nullptr);
   hub_.reset();  // closes every event channel: the ranks go quiet and run on
   if (launcher_) launcher_->release();
   launcher_.reset();

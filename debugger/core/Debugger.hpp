@@ -14,6 +14,7 @@
 #include "debugger/core/HangReport.hpp"
 #include "debugger/core/Job.hpp"
 #include "debugger/core/Launcher.hpp"
+#include "debugger/core/ProcessDiscovery.hpp"
 #include "debugger/core/RankChannels.hpp"
 #include "debugger/core/RankSet.hpp"
 #include "debugger/core/SessionDir.hpp"
@@ -86,6 +87,21 @@ class Debugger {
   /// malformed or not private; no rank answered (the job ended?); a rank
   /// already has a debugger; timeout; cancelled.
   Expected<void> attach(const AttachOptions& options, const Progress& progress, const Cancelled& cancelled);
+
+  /// Attaches to the processes of a running job found by pid (attach --pid,
+  /// --slurm; ProcessDiscovery.hpp), whose ranks have no mpidbg runtime: no
+  /// CCS, no event channel. `where` and `gdb` work through gdb, `hang` and
+  /// `queues` through the MPI's message-queue DLL (MPIR_dll_name or
+  /// --mqs-dll) or else the ranks' stack frames; commands that need the
+  /// runtime (breakpoints, freeze, step, objects) say so per rank. `size` is
+  /// the job's size (ranks not found are listed as not registered). Errors:
+  /// a job is already being debugged; no rank; a rank outside [0, size).
+  Expected<void> attachProcesses(const std::vector<FoundRank>& ranks, int size);
+
+  /// Why a rank attached by pid cannot do what the runtime does.
+  static constexpr std::string_view kNoRuntime =
+      "has no mpidbg runtime (attached by pid): breakpoints, freeze, step and objects need one "
+      "(start the job with the runtime preloaded and MPIDBG_LISTEN=1, then mpidbg attach FILE)";
 
   /// True between a successful launch or attach and kill() or detach().
   bool hasJob() const { return launcher_ != nullptr || attached_; }
@@ -253,6 +269,12 @@ class Debugger {
   Expected<ccs::proto::RankQueues> readHeldRank(const RankInfo& info);
   Gathered gather(const std::vector<RankInfo>& targets, std::string_view handler,
                   const std::vector<std::uint8_t>& data);
+  /// Ranks attached by pid whose process is gone are marked lost.
+  void refreshProcesses();
+  /// The queue state of a rank attached by pid: the MPI's message-queue DLL
+  /// when it has one (collectives from the frames when the DLL keeps none),
+  /// else the call it is in from a one-shot gdb backtrace.
+  Expected<ccs::proto::RankQueues> readProcessRank(const RankInfo& info);
 
   std::function<void(const std::string&)> notify_;
   Job job_;

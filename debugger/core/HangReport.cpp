@@ -96,6 +96,7 @@ class Analyzer {
       if (node.kind == Kind::Blocked) waitsOf(rank, node);
     compareSequences();
     compareCommunicators();
+    compareFrames();
     findCycles();
     findCulprits();
     suggest();
@@ -416,6 +417,50 @@ class Analyzer {
       for (int r : from) dead_.insert(r);
       lagging_.insert(key.second);
     }
+  }
+
+  /// When no rank brought collective state (every one was read from stack
+  /// frames: attached by pid, an MPI's DLL without collective state), the
+  /// call names alone, STAT's way: if most ranks are in one collective and
+  /// others are blocked elsewhere, those others are the odd ones out. No
+  /// call numbers or communicators, so the line says it is a guess.
+  void compareFrames() {
+    std::map<std::string, RankSet> byCall;
+    std::size_t withCall = 0;
+    for (const auto& [rank, node] : nodes_) {
+      if (!node.q) continue;
+      if (!node.q->comms.empty()) return;
+      if (!node.q->call || (node.kind != Kind::Blocked && node.kind != Kind::Finalize)) continue;
+      byCall[node.q->call->function].insert(rank);
+      ++withCall;
+    }
+    const std::string* collective = nullptr;
+    std::size_t most = 0;
+    for (const auto& [function, ranks] : byCall) {
+      bool isColl = false;
+      for (std::size_t c = 0; c < proto::kCollClassCount; ++c)
+        isColl = isColl || proto::collName(static_cast<proto::CollClass>(c)) == function;
+      if (isColl && ranks.size() > most) {
+        most = ranks.size();
+        collective = &function;
+      }
+    }
+    if (collective == nullptr || most == withCall) return;
+    std::string line = "from stack frames only (no call numbers): " + describeRanks(byCall[*collective]) + " in " +
+                       *collective + ", but";
+    // The others in rank order.
+    std::map<int, const std::string*> byFirstRank;
+    for (const auto& [function, ranks] : byCall)
+      if (function != *collective) byFirstRank[*ranks.begin()] = &function;
+    bool first = true;
+    for (const auto& [lowest, function] : byFirstRank) {
+      const RankSet& ranks = byCall[*function];
+      line += std::string(first ? "" : ",") + " " + describeRanks(ranks) + " in " + *function;
+      first = false;
+      for (int r : ranks) mismatched_.insert(r);
+    }
+    line += ": unless they reach " + *collective + ", it cannot complete";
+    v_.mismatches.push_back(line);
   }
 
   /// In order of interest, at most 8 (few enough to attach gdb to at once):

@@ -73,6 +73,20 @@ Expected<void> Job::addRank(const ccs::proto::Registration& r) {
   return {};
 }
 
+Expected<void> Job::addProcess(int rank, int size, pid_t pid, const std::string& host) {
+  ccs::proto::Registration r;
+  r.rank = rank;
+  r.size = size;
+  r.pid = static_cast<std::int32_t>(pid);
+  r.host = host;
+  if (auto added = addRank(r); !added) return added;
+  std::lock_guard lock(mutex_);
+  RankInfo& info = ranks_[rank];
+  info.noRuntime = true;
+  info.endpoint = ccs::Endpoint{};
+  return {};
+}
+
 void Job::applyEvent(int rank, const ccs::proto::Event& event) {
   std::lock_guard lock(mutex_);
   auto it = ranks_.find(rank);

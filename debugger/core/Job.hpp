@@ -52,12 +52,18 @@ struct RankInfo {
   int signal = 0;       ///< Signaled
   std::string abortText;
   bool heldByGdb = false;  ///< attached by a gdb session: its CCS thread is stopped
+  /// Attached by pid (attach --pid / --slurm): no mpidbg runtime serves it,
+  /// so it has no CCS endpoint; stacks come from gdb, queues from the MPI's
+  /// message-queue DLL or its stack frames.
+  bool noRuntime = false;
   /// Number of the last stop event (breakpoint hit, freeze, step) received
   /// from the rank; quoted in continues (ccs::proto::ContinueRequest).
   std::uint32_t lastStop = 0;
 
   /// True while the process can still answer CCS requests.
-  bool reachable() const { return (life == RankLife::Live || life == RankLife::Finalized) && !heldByGdb; }
+  bool reachable() const {
+    return (life == RankLife::Live || life == RankLife::Finalized) && !heldByGdb && !noRuntime;
+  }
   /// True once the process has ended (or was lost).
   bool ended() const { return life != RankLife::Live && life != RankLife::Finalized; }
   /// "exited with code 0", "exited with signal 11 (Segmentation fault)",
@@ -88,6 +94,9 @@ class Job {
   /// Records a registration. Returns an Error for a duplicate rank or a size
   /// that disagrees with earlier registrations.
   Expected<void> addRank(const ccs::proto::Registration& r);
+  /// Records a rank found by pid, without a runtime (RankInfo::noRuntime),
+  /// on host `host`. Same errors as addRank.
+  Expected<void> addProcess(int rank, int size, pid_t pid, const std::string& host);
   /// Applies an event from `rank`'s channel.
   void applyEvent(int rank, const ccs::proto::Event& event);
   /// The rank's channel closed.

@@ -62,11 +62,16 @@ HangInput Debugger::queueStates(const RankSet& wanted) {
   HangInput input;
   input.worldSize = job_.size();
   const RankSet ranks = wanted.empty() ? RankSet::all(job_.size()) : wanted;
+  refreshProcesses();
   RankSet reachable;
   for (const auto& info : job_.snapshot()) {
     if (!ranks.contains(info.rank)) continue;
     if (info.ended()) {
       input.ended[info.rank] = info.describeEnd();
+    } else if (info.noRuntime && !info.heldByGdb) {
+      auto q = readProcessRank(info);
+      if (q) input.ranks.push_back(std::move(*q));
+      else input.unreadable[info.rank] = q.error().message;
     } else if (info.heldByGdb) {
       auto q = readHeldRank(info);
       if (q) {
@@ -137,6 +142,47 @@ Expected<proto::RankQueues> Debugger::readHeldRank(const RankInfo& info) {
     call.function = std::string(proto::collName(*coll));
     q->call = std::move(call);
   }
+  return q;
+}
+
+Expected<proto::RankQueues> Debugger::readProcessRank(const RankInfo& info) {
+  if (!isThisHost(info.host)) return fail("runs on " + info.host + ", out of reach without its runtime");
+  std::string dllWhy;
+  {
+    // The MPI's own DLL, with the rank stopped so its queues hold still.
+    StopGuard guard;
+    guard.stop(info.pid);
+    guard.settle(std::chrono::milliseconds(2000));
+    auto q = mqs::readLiveRank(info.rank, info.pid, mqsDll);
+    if (q && (!mqs::collectivesFromFrames(*q) || q->call)) return q;
+    if (!q) dllWhy = q.error().message;
+  }
+  // No DLL (MPICH names none) or one without collective state: the call the
+  // rank is in, from its frames.
+  auto frames = oneShotBacktrace(gdb_->gdbPath, info.pid, 24, std::chrono::seconds(30));
+  if (!frames) return fail(frames.error().message + (dllWhy.empty() ? "" : "; " + dllWhy));
+  proto::RankQueues q;
+  q.worldRank = info.rank;
+  q.source = "gdb (no runtime" + (dllWhy.empty() ? std::string() : ", no message queues") + ")" +
+             std::string(mqs::kCollectivesFromFrames);
+  q.frames = std::move(*frames);
+  if (const auto coll = mqs::inferCollectiveFromFrames(q.frames)) {
+    proto::MpiCall call;
+    call.function = std::string(proto::collName(*coll));
+    q.call = std::move(call);
+  } else {
+    // The outermost MPI entry among the frames (MPI_Recv above its PMPI_ and
+    // internal frames).
+    for (const std::string& text : q.frames) {
+      std::string_view f = splitFrame(text).function;
+      if (f.starts_with("PMPI_")) f.remove_prefix(1);
+      if (!f.starts_with("MPI_")) continue;
+      proto::MpiCall call;
+      call.function = std::string(f);
+      q.call = std::move(call);
+    }
+  }
+  if (q.call && q.call->function == "MPI_Finalize") q.phase = proto::MpiPhase::Finalizing;
   return q;
 }
 

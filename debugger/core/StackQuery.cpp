@@ -105,20 +105,22 @@ stacks::StackTree buildStackTree(const StackInput& input, stacks::NodeKey key, S
 StackInput Debugger::stacks(const RankSet& wanted) {
   StackInput input;
   const RankSet ranks = wanted.empty() ? RankSet::all(job_.size()) : wanted;
+  refreshProcesses();
   RankSet reachable, held;
   std::map<int, RankInfo> infos;
+  // Ranks whose runtime cannot answer, and why: they are asked through gdb.
+  std::map<int, std::string> viaGdb;
   for (const auto& info : job_.snapshot()) {
     if (!ranks.contains(info.rank)) continue;
     infos[info.rank] = info;
     if (info.ended()) input.failed[info.rank] = info.describeEnd();
     else if (info.heldByGdb) held.insert(info.rank);
+    else if (info.noRuntime) viaGdb[info.rank] = "no mpidbg runtime";
     else reachable.insert(info.rank);
   }
   for (int r : ranks)
     if (!infos.count(r)) input.failed[r] = "not registered";
 
-  // Ranks whose runtime cannot answer, and why: they are asked through gdb.
-  std::map<int, std::string> viaGdb;
   if (!reachable.empty()) {
     auto [text, missing] = collect(reachable, proto::kStacksHandler);
     auto decoded = proto::decodeRankStacksList(text);

@@ -28,6 +28,7 @@ std::string describeCall(const proto::MpiCall& call) {
 std::string describeRankState(const RankView& view, std::chrono::milliseconds blockedAfter) {
   if (view.info.ended()) return view.info.describeEnd();
   if (view.info.heldByGdb) return "stopped by gdb";
+  if (view.info.noRuntime) return "alive, without the runtime ('where' or 'hang' shows what it does)";
   if (!view.status) return "not responding (" + view.queryError + ")";
   const auto& s = *view.status;
   switch (s.state) {

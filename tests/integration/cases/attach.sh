@@ -123,3 +123,60 @@ case_attach_refusals() {
   stop_listening_job
   [ $ok -eq 1 ]
 }
+
+# start_plain_job MPIEXEC_ARGS... : a job without mpidbg's runtime, in the
+# background; waits until N rank processes of PROGRAM (the last argument)
+# exist and have had 2 s to reach their MPI calls. Sets listen_pid.
+start_plain_job() {
+  local n="$2" program="${*: -1}"
+  env MPIDBG_IT_MARKER="$work" "$mpiexec" "$@" </dev/null >"$work/job.out" 2>"$work/job.err" &
+  listen_pid=$!
+  local i
+  for i in $(seq 1 300); do
+    [ "$(pgrep -c -f "^$program")" -ge "$n" ] && { sleep 2; return 0; }
+    sleep 0.1
+  done
+  echo "    the job's $n ranks did not start in 30 s"
+  return 1
+}
+
+case_attach_by_pid_without_runtime_stacks_verdict_gdb() {
+  start_plain_job -n 4 "$examples/hangs/coll_skip" || { stop_listening_job; return 1; }
+  run_mpidbg 180 attach --pid "$listen_pid" -ex status -ex where -ex hang -ex 'gdb 3 bt' -ex 'break MPI_Send' -ex kill
+  check_rc 65 &&  # break failed: the exit code says a command failed
+  check_contains "$out" "Attached to [0-3] of a job of 4 ranks (pid $listen_pid): running, without the runtime" "the attach" &&
+  check_contains "$out" "[0-3] alive, without the runtime" "status" &&
+  check_contains "$out" "main > MPI_Allreduce  [0-2]" "where" &&
+  check_contains "$out" "main > MPI_Recv  [3]" "where" &&
+  check_contains "$out" "read through gdb [0-3]: no mpidbg runtime" "where's source" &&
+  check_contains "$out" "from stack frames only (no call numbers): ranks [0-2] in MPI_Allreduce, but rank 3 in MPI_Recv" "hang" &&
+  check_contains "$out" "Look first at rank 3" "hang" &&
+  check_contains "$out" " in main (" "gdb 3 bt" &&
+  check_contains "$err" "has no mpidbg runtime (attached by pid): breakpoints, freeze, step and objects need one" "break" &&
+  check_contains "$out" "Killed the job." "kill" || { stop_listening_job; return 1; }
+  local i
+  for i in $(seq 1 100); do kill -0 "$listen_pid" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$listen_pid" 2>/dev/null; then echo "    mpiexec still runs 10 s after kill"; stop_listening_job; return 1; fi
+  wait "$listen_pid" 2>/dev/null
+  listen_pid=""
+}
+
+case_attach_by_pid_leaving_detaches_and_errors() {
+  start_plain_job -n 2 "$examples/hangs/recv_cycle" || { stop_listening_job; return 1; }
+  local ok=1
+  run_mpidbg 120 attach --pid "$listen_pid" -ex where
+  check_rc 0 && check_contains "$out" "main > MPI_Recv  [0-1]" "where" &&
+  check_contains "$out" "Detached from the job; it runs on (attach again with: mpidbg attach --pid $listen_pid)" "the end" || ok=0
+  kill -0 "$listen_pid" 2>/dev/null || { echo "    the job ended when mpidbg left"; ok=0; }
+  # Not a launcher of MPI ranks; two ways at once; nothing at all.
+  sleep 30 & local sleeper=$!
+  run_mpidbg 30 attach --pid "$sleeper"
+  check_rc 69 && check_contains "$err" "cannot attach: no process under $sleeper names an MPI rank in its environment" "a sleep's pid" || ok=0
+  kill "$sleeper"; wait "$sleeper" 2>/dev/null
+  run_mpidbg 30 attach --pid "$listen_pid" "$work/some.attach"
+  check_rc 64 && check_contains "$err" "usage: mpidbg attach [OPTIONS] FILE | --pid LAUNCHER_PID | --slurm JOBID[.STEP]" "two ways" || ok=0
+  run_mpidbg 30 attach
+  check_rc 64 && check_contains "$err" "usage: mpidbg attach" "no way" || ok=0
+  stop_listening_job
+  [ $ok -eq 1 ]
+}

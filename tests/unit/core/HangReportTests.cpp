@@ -323,3 +323,38 @@ TEST_CASE("hang: the same collective on two overlapping communicators is named",
   REQUIRE(v.cycles.size() == 1);
   CHECK(v.cycles[0] == std::vector<int>{0, 2});
 }
+
+TEST_CASE("hang: from stack frames only, ranks outside the majority's collective are the odd ones out", "[hang]") {
+  // Ranks attached by pid (no runtime, no DLL): calls from frames, no communicators.
+  auto framesOnly = [](int r, const std::string& fn) {
+    proto::RankQueues q;
+    q.worldRank = r;
+    q.call = plainCall(fn);
+    if (fn == "MPI_Finalize") q.phase = proto::MpiPhase::Finalizing;
+    q.source = "gdb (no runtime) (collectives from frames)";
+    return q;
+  };
+  HangInput in;
+  in.worldSize = 5;
+  for (int r = 0; r < 3; ++r) in.ranks.push_back(framesOnly(r, "MPI_Allreduce"));
+  in.ranks.push_back(framesOnly(3, "MPI_Recv"));
+  in.ranks.push_back(framesOnly(4, "MPI_Finalize"));
+  const HangVerdict v = analyzeHang(in);
+  REQUIRE(v.mismatches.size() == 1);
+  CHECK(v.mismatches[0] ==
+        "from stack frames only (no call numbers): ranks [0-2] in MPI_Allreduce, but rank 3 in MPI_Recv, rank 4 in "
+        "MPI_Finalize: unless they reach MPI_Allreduce, it cannot complete");
+  CHECK(v.suggested.contains(3));
+  CHECK(v.suggested.contains(4));
+  CHECK_FALSE(v.suggested.contains(0));
+
+  SECTION("every rank in the same collective: nothing to say") {
+    in.ranks[3] = framesOnly(3, "MPI_Allreduce");
+    in.ranks[4] = framesOnly(4, "MPI_Allreduce");
+    CHECK(analyzeHang(in).mismatches.empty());
+  }
+  SECTION("a rank with collective state turns the guess off") {
+    in.ranks[0].comms.push_back(world(0, 5, 1));
+    for (const auto& m : analyzeHang(in).mismatches) CHECK(m.find("from stack frames only") == std::string::npos);
+  }
+}

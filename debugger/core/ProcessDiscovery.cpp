@@ -1,0 +1,223 @@
+// Finding the ranks of a job mpidbg did not launch: the launcher's process
+// tree and the ranks' environments (Hydra, Open MPI), or Slurm's own list.
+#include "debugger/core/ProcessDiscovery.hpp"
+
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <sstream>
+
+#include "debugger/gdbmi/ChildProcess.hpp"
+
+namespace mpidbg::core {
+
+namespace {
+
+std::optional<int> toInt(std::string_view text) {
+  int value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+/// The value of NAME in a NUL-separated environment block, if set.
+std::optional<std::string_view> variable(std::string_view environ, std::string_view name) {
+  while (!environ.empty()) {
+    const auto end = environ.find('\0');
+    const std::string_view entry = environ.substr(0, end);
+    if (entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=')
+      return entry.substr(name.size() + 1);
+    if (end == std::string_view::npos) break;
+    environ.remove_prefix(end + 1);
+  }
+  return std::nullopt;
+}
+
+std::string readWhole(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+/// Parent pid of every process, from /proc/PID/stat (the field after the
+/// parenthesised command, which may itself hold spaces and parentheses).
+std::multimap<pid_t, pid_t> childrenByParent() {
+  std::multimap<pid_t, pid_t> children;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    const auto pid = toInt(name);
+    if (!pid) continue;
+    const std::string stat = readWhole("/proc/" + name + "/stat");
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(stat.substr(close + 1));
+    std::string state;
+    long parent = 0;
+    if (fields >> state >> parent) children.emplace(static_cast<pid_t>(parent), *pid);
+  }
+  return children;
+}
+
+/// The rank of live process `pid`, with its executable and whether the
+/// runtime is loaded; nullopt when its environment names none. Sets
+/// `unreadable` when the environment could not be read.
+std::optional<FoundRank> rankOfProcess(pid_t pid, bool& unreadable) {
+  const std::string dir = "/proc/" + std::to_string(pid);
+  std::ifstream in(dir + "/environ", std::ios::binary);
+  if (!in) {
+    unreadable = true;
+    return std::nullopt;
+  }
+  const std::string environ((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto found = rankFromEnvironment(environ);
+  if (!found) return std::nullopt;
+  found->pid = pid;
+  std::error_code ec;
+  found->executable = std::filesystem::read_symlink(dir + "/exe", ec).string();
+  found->hasRuntime = readWhole(dir + "/maps").find("libmpidbg-rt") != std::string::npos;
+  return found;
+}
+
+}  // namespace
+
+std::optional<FoundRank> rankFromEnvironment(std::string_view environ) {
+  struct Scheme {
+    std::string_view rank;
+    std::vector<std::string_view> sizes;
+  };
+  static const Scheme kSchemes[] = {
+      {"PMI_RANK", {"PMI_SIZE"}},
+      {"OMPI_COMM_WORLD_RANK", {"OMPI_COMM_WORLD_SIZE"}},
+      {"PMIX_RANK", {"OMPI_COMM_WORLD_SIZE", "SLURM_STEP_NUM_TASKS", "SLURM_NTASKS"}},
+      {"SLURM_PROCID", {"SLURM_STEP_NUM_TASKS", "SLURM_NTASKS"}},
+  };
+  for (const Scheme& scheme : kSchemes) {
+    const auto rankText = variable(environ, scheme.rank);
+    if (!rankText) continue;
+    const auto rank = toInt(*rankText);
+    if (!rank || *rank < 0) continue;
+    FoundRank found;
+    found.rank = *rank;
+    for (std::string_view sizeName : scheme.sizes)
+      if (const auto sizeText = variable(environ, sizeName))
+        if (const auto size = toInt(*sizeText); size && *size > *rank) {
+          found.size = *size;
+          break;
+        }
+    return found;
+  }
+  return std::nullopt;
+}
+
+Expected<std::vector<FoundRank>> ranksUnderLauncher(pid_t launcher) {
+  struct stat st {};
+  if (launcher <= 0 || ::stat(("/proc/" + std::to_string(launcher)).c_str(), &st) != 0)
+    return fail("no process " + std::to_string(launcher));
+  const auto children = childrenByParent();
+  std::vector<FoundRank> ranks;
+  std::map<int, pid_t> claimed;
+  bool unreadable = false;
+  // Breadth first from the launcher; a rank's descendants are its own.
+  std::deque<pid_t> queue{launcher};
+  while (!queue.empty()) {
+    const pid_t pid = queue.front();
+    queue.pop_front();
+    if (pid != launcher) {
+      if (auto found = rankOfProcess(pid, unreadable)) {
+        if (auto [it, fresh] = claimed.emplace(found->rank, pid); !fresh)
+          return fail("processes " + std::to_string(it->second) + " and " + std::to_string(pid) + " both say rank " +
+                      std::to_string(found->rank) + ": two jobs under one launcher?");
+        ranks.push_back(std::move(*found));
+        continue;
+      }
+    }
+    for (auto [it, end] = children.equal_range(pid); it != end; ++it) queue.push_back(it->second);
+  }
+  if (ranks.empty())
+    return fail("no process under " + std::to_string(launcher) + " names an MPI rank in its environment (" +
+                (unreadable ? std::string("some environments were unreadable: another user's job?")
+                            : std::string("is it mpiexec or mpirun, with ranks on this host?")) +
+                ")");
+  std::sort(ranks.begin(), ranks.end(), [](const FoundRank& a, const FoundRank& b) { return a.rank < b.rank; });
+  return ranks;
+}
+
+Expected<std::vector<FoundRank>> ranksOfSlurmStep(const std::string& step) {
+  auto child = gdbmi::ChildProcess::spawn({"scontrol", "listpids", step}, "scontrol");
+  if (!child) return std::unexpected(child.error());
+  std::string out, err;
+  bool outOpen = true, errOpen = true;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while ((outOpen || errOpen) && std::chrono::steady_clock::now() < deadline) {
+    pollfd fds[2] = {{outOpen ? child->stdoutFd() : -1, POLLIN, 0}, {errOpen ? child->stderrFd() : -1, POLLIN, 0}};
+    if (::poll(fds, 2, 200) < 0) continue;
+    char buf[4096];
+    for (int i = 0; i < 2; ++i) {
+      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
+      if (n > 0) (i == 0 ? out : err).append(buf, static_cast<std::size_t>(n));
+      else if (n == 0) (i == 0 ? outOpen : errOpen) = false;
+    }
+  }
+  child->waitExit(std::chrono::milliseconds(2000));
+  std::vector<FoundRank> ranks;
+  std::istringstream lines(out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    // PID JOBID STEPID LOCALID GLOBALID; "-" for the step's own processes.
+    std::istringstream fields(line);
+    std::string pidText, job, stepId, local, global;
+    if (!(fields >> pidText >> job >> stepId >> local >> global)) continue;
+    const auto pid = toInt(pidText);
+    const auto rank = toInt(global);
+    if (!pid || !rank) continue;  // the header, slurmstepd's own lines
+    bool unreadable = false;
+    auto found = rankOfProcess(*pid, unreadable);
+    if (found && found->rank != *rank) continue;  // a task's own child
+    if (!found) {
+      found = FoundRank{};
+      found->rank = *rank;
+      found->pid = *pid;
+    }
+    if (std::any_of(ranks.begin(), ranks.end(), [&](const FoundRank& r) { return r.rank == *rank; })) continue;
+    ranks.push_back(std::move(*found));
+  }
+  if (ranks.empty()) {
+    std::string why = err;
+    while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
+    return fail("scontrol listpids " + step + " found no task on this node" + (why.empty() ? "" : ": " + why));
+  }
+  std::sort(ranks.begin(), ranks.end(), [](const FoundRank& a, const FoundRank& b) { return a.rank < b.rank; });
+  return ranks;
+}
+
+std::pair<int, std::string> jobSizeOf(const std::vector<FoundRank>& ranks) {
+  int highest = -1, size = 0;
+  bool disagree = false;
+  for (const FoundRank& r : ranks) {
+    highest = std::max(highest, r.rank);
+    if (r.size == 0) continue;
+    if (size != 0 && r.size != size) disagree = true;
+    size = std::max(size, r.size);
+  }
+  std::string note;
+  if (disagree) note += " The ranks' environments disagree on the job's size; taking " + std::to_string(size) + ".";
+  if (size == 0) size = highest + 1;
+  size = std::max(size, highest + 1);
+  if (static_cast<int>(ranks.size()) < size)
+    note += " Found " + std::to_string(ranks.size()) + " of " + std::to_string(size) +
+            " ranks on this host; the others are not attached.";
+  return {size, note};
+}
+
+}  // namespace mpidbg::core
