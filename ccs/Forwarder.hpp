@@ -33,8 +33,13 @@ struct ForwarderOptions {
   std::chrono::milliseconds defaultDeadline{5000};
   /// Worker threads for calls to children; at least 1. Tasks beyond it queue.
   std::size_t maxThreads = 16;
-  /// Bound on opening one connection (TCP + TLS handshake).
-  std::chrono::milliseconds connectTimeout{2000};
+  /// Bound on opening one connection (TCP + TLS handshake), further capped
+  /// by the time left before the request's deadline. Generous: on an
+  /// oversubscribed node a child's TLS handshake can take seconds, and a
+  /// fixed short bound lost whole subtrees on a first broadcast to 16,384
+  /// endpoints (scale_bench --synthetic); a child that cannot be reached is
+  /// still reported missing by the deadline.
+  std::chrono::milliseconds connectTimeout{30000};
   /// Smallest margin taken off the deadline per tree level (see Forwarder).
   std::chrono::milliseconds minLevelMargin{20};
   /// One line per refused envelope, missing PE, or unroutable request.
