@@ -207,6 +207,22 @@ Expected<RankQueues> rankQueuesFrom(const Record& r) {
     q.history.push_back(std::move(c));
   }
 
+  n = 0;
+  if (r.has("wild")) MPIDBG_TRY_ASSIGN(n, listLength(r, "wild"));
+  if (n > kWildcardMatches) return fail("key 'wild' claims " + std::to_string(n) + " matches (at most " +
+                                        std::to_string(kWildcardMatches) + ")");
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string h = "wild." + std::to_string(i) + ".";
+    WildcardMatch m;
+    MPIDBG_TRY_ASSIGN(m.comm, r.integer<std::uint64_t>(h + "comm"));
+    MPIDBG_TRY_ASSIGN(m.function, r.text(h + "function"));
+    MPIDBG_TRY_ASSIGN(m.tag, r.integer<std::int32_t>(h + "tag"));
+    MPIDBG_TRY_ASSIGN(m.source, r.integer<std::int32_t>(h + "source"));
+    MPIDBG_TRY_ASSIGN(m.matchedTag, r.integer<std::int32_t>(h + "mtag"));
+    MPIDBG_TRY_ASSIGN(m.call, r.integer<std::uint64_t>(h + "call"));
+    q.wildcards.push_back(std::move(m));
+  }
+
   MPIDBG_TRY_ASSIGN(n, listLength(r, "comms"));
   q.comms.reserve(std::min<std::size_t>(n, 1024));
   for (std::size_t i = 0; i < n; ++i) {
@@ -258,6 +274,19 @@ std::string encode(const RankQueues& q) {
     put(w, h + "function", c.function);
     putInt(w, h + "root", c.root);
     putInt(w, h + "count", c.count);
+  }
+  if (!q.wildcards.empty()) {
+    putInt(w, "wild", q.wildcards.size());
+    for (std::size_t i = 0; i < q.wildcards.size(); ++i) {
+      const WildcardMatch& m = q.wildcards[i];
+      const std::string h = "wild." + std::to_string(i) + ".";
+      putHex(w, h + "comm", m.comm);
+      put(w, h + "function", m.function);
+      putInt(w, h + "tag", m.tag);
+      putInt(w, h + "source", m.source);
+      putInt(w, h + "mtag", m.matchedTag);
+      putInt(w, h + "call", m.call);
+    }
   }
   putInt(w, "comms", q.comms.size());
   for (std::size_t i = 0; i < q.comms.size(); ++i) appendComm(w, "comm." + std::to_string(i) + ".", q.comms[i]);

@@ -63,6 +63,19 @@ struct CollRecord {
   std::int64_t count = -1;      ///< elements; -1 when not one number
 };
 
+/// A receive or probe with MPI_ANY_SOURCE that matched a message: which
+/// sender it took (the runtime keeps the last kWildcardMatches per rank).
+struct WildcardMatch {
+  std::uint64_t comm = 0;       ///< communicator handle value
+  std::string function;         ///< "MPI_Recv", "MPI_Probe", "MPI_Sendrecv"
+  std::int32_t tag = -1;        ///< the tag asked for; -1 = MPI_ANY_TAG
+  std::int32_t source = 0;      ///< the sender it matched, rank in `comm`
+  std::int32_t matchedTag = 0;  ///< the tag of the message it matched
+  std::uint64_t call = 0;       ///< the rank's MPI call number of the receive (status's mpi_calls)
+};
+/// How many wildcard matches a rank keeps (the most recent ones).
+inline constexpr std::size_t kWildcardMatches = 16;
+
 /// One communicator as this rank sees it.
 struct CommQueues {
   CommState state;                  ///< handle, size, local rank, name, per-class counts and active flags
@@ -84,6 +97,8 @@ struct RankQueues {
   std::vector<std::uint64_t> waitingOn;
   std::vector<CommQueues> comms;
   std::vector<CollRecord> history;  ///< recent collectives, oldest first
+  /// Recent wildcard matches, oldest first (CCS only; empty from memory).
+  std::vector<WildcardMatch> wildcards;
   /// Top stack frames, innermost first, where the source had them ("solve() at
   /// solver.c:88"); empty otherwise.
   std::vector<std::string> frames;
@@ -108,6 +123,9 @@ struct RankQueues {
 ///     frames=2                      then frame.0=..., frame.1=...
 ///     history=N                     then per record i: hist.i.comm, hist.i.seq,
 ///                                   hist.i.function, hist.i.root, hist.i.count
+///     wild=N                        optional; then per match i: wild.i.comm,
+///                                   wild.i.function, wild.i.tag, wild.i.source,
+///                                   wild.i.mtag, wild.i.call
 ///     comms=N                       then per communicator i, with P = "comm.i.":
 ///       P + the CommState keys of kCollectivesHandler (handle, root, world,
 ///         size, rank, name, counts, active),

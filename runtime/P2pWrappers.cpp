@@ -46,6 +46,21 @@ namespace {
   return rc;
 }
 
+/// A receive with MPI_ANY_SOURCE: the plain path, then which sender it
+/// matched, into the rank's WildcardLog (the hang verdict's "an earlier
+/// wildcard took this sender's message").
+[[gnu::noinline]] int recvWildcard(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                                   MPI_Status* status) {
+  MPI_Status local;
+  MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
+  const int rc = recvPlain(buf, count, datatype, source, tag, comm, st);
+  if (rc == MPI_SUCCESS)
+    if (mpidbg::rt::Runtime* rt = mpidbg::rt::Runtime::attached())
+      rt->wildcards().note("MPI_Recv", mpidbg::rt::commKey(comm), tag == MPI_ANY_TAG ? -1 : tag, st->MPI_SOURCE,
+                           st->MPI_TAG, rt->mpiCalls());
+  return rc;
+}
+
 int MPI_Sendrecv_slow(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
                   int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
   CallScope scope(MpiFunction::Sendrecv, comm, PeerRole::Source, source, true, recvtag, sendcount, dest);
@@ -120,6 +135,8 @@ MPIDBG_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int sour
                            MPI_Status* status) {
   if (mpidbg::rt::decisionsOn())
     return mpidbg::rt::decided::recv(buf, count, datatype, source, tag, comm, status, MPI_Recv_slow);
+  if (source == MPI_ANY_SOURCE) [[unlikely]]
+    return recvWildcard(buf, count, datatype, source, tag, comm, status);
   return recvPlain(buf, count, datatype, source, tag, comm, status);
 }
 

@@ -115,6 +115,7 @@ proto::RankQueues queuesOf(Runtime& rt) {
   for (proto::PendingOp& op : ops) place(std::move(op));
 
   q.history = rt.history().snapshot();
+  q.wildcards = rt.wildcards().snapshot();
   return q;
 }
 

@@ -12,6 +12,7 @@
 #include "EventChannel.hpp"
 #include "ExportedState.hpp"
 #include "OpTable.hpp"
+#include "WildcardLog.hpp"
 #include "ccs/RankProtocol.hpp"
 #include "ccs/Forwarder.hpp"
 #include "ccs/Server.hpp"
@@ -79,6 +80,7 @@ class Runtime {
   CurrentCall& currentCall() noexcept { return call_; }
   OpTable& ops() noexcept { return ops_; }
   CollHistory& history() noexcept { return history_; }
+  WildcardLog& wildcards() noexcept { return wildcards_; }
   EventChannel& events() noexcept { return events_; }
 
   /// Counts one intercepted MPI call (root.call_count); returns the count
@@ -133,6 +135,7 @@ class Runtime {
   CurrentCall call_;
   OpTable ops_{stateRoot().opOverflow};
   CollHistory history_;
+  WildcardLog wildcards_;
   EventChannel events_;
   std::unique_ptr<ccs::Server> server_;
   std::unique_ptr<ccs::Forwarder> forwarder_;

@@ -412,11 +412,40 @@ class Analyzer {
     for (const auto& [key, from] : finalWaits) {
       const std::string who = from.size() == 1 ? "rank " + std::to_string(from.first()) + " waits"
                                                : "ranks " + from.toString() + " wait";
-      v_.deadEnds.push_back(who + " in " + key.first + " for rank " + std::to_string(key.second) + ", which is " +
-                            nodes_[key.second].state + ": no matching operation will come");
+      std::string line = who + " in " + key.first + " for rank " + std::to_string(key.second) + ", which is " +
+                         nodes_[key.second].state + ": no matching operation will come";
+      for (int waiter : from)
+        if (const proto::WildcardMatch* m = tookMessage(waiter, key.second))
+          line += "; rank " + std::to_string(waiter) + "'s earlier " + m->function + "(source=MPI_ANY_SOURCE, tag=" +
+                  (m->tag < 0 ? std::string("MPI_ANY_TAG") : std::to_string(m->tag)) + ") (its MPI call " +
+                  std::to_string(m->call) + ") matched rank " + std::to_string(key.second) + "'s message (tag " +
+                  std::to_string(m->matchedTag) + "): if that receive was meant for another sender, it took the message this one waits for";
+      v_.deadEnds.push_back(std::move(line));
       for (int r : from) dead_.insert(r);
       lagging_.insert(key.second);
     }
+  }
+
+  /// The latest wildcard receive of `waiter` that matched a message of world
+  /// rank `sender` on the communicator (and with the tag) `waiter` now waits
+  /// on: the receive that may have taken the message this wait needs.
+  /// nullptr when there is none (or the rank's source keeps no matches).
+  const proto::WildcardMatch* tookMessage(int waiter, int sender) {
+    const Node& node = nodes_[waiter];
+    if (!node.q || !node.q->call) return nullptr;
+    const proto::MpiCall& call = *node.q->call;
+    const proto::CommQueues* comm = commOf(*node.q, call.comm);
+    for (auto it = node.q->wildcards.rbegin(); it != node.q->wildcards.rend(); ++it) {
+      if (it->comm != call.comm) continue;
+      if (call.hasTag && call.tag >= 0 && it->matchedTag != call.tag) continue;
+      int world = it->source;
+      if (comm && !comm->worldRanks.empty()) {
+        if (it->source < 0 || static_cast<std::size_t>(it->source) >= comm->worldRanks.size()) continue;
+        world = comm->worldRanks[static_cast<std::size_t>(it->source)];
+      }
+      if (world == sender) return &*it;
+    }
+    return nullptr;
   }
 
   /// When no rank brought collective state (every one was read from stack

@@ -4,7 +4,8 @@
  * message and the receive from rank 2 never completes (rank 1's message stays
  * unexpected).
  * Expected verdict: rank 0 waits in MPI_Recv(source=2) for rank 2, which is in
- * MPI_Finalize: a dead end. */
+ * MPI_Finalize: a dead end, and rank 0's earlier wildcard receive matched
+ * rank 2's message (over CCS; memory and core files do not keep matches). */
 #include <mpi.h>
 #include <unistd.h>
 

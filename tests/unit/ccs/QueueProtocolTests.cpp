@@ -72,6 +72,7 @@ RankQueues fullQueues() {
     q.comms.push_back(std::move(comm));
   }
   q.history = {{0x84000000ull, 1, "MPI_Bcast", 0, 16}, {0x84000001ull, 2, kNasty, -1, -1}};
+  q.wildcards = {{0x44000000ull, "MPI_Recv", -1, 3, 7, 12}, {0x84000001ull, kNasty, 5, 0, 5, 40}};
   q.frames = {"solve() at solver.c:88", kNasty, ""};
   q.source = "mqs:/opt/lib/libmpidbg-mqs.so";
   q.error = kNasty;
@@ -138,6 +139,15 @@ void checkSame(const RankQueues& a, const RankQueues& b) {
     checkSameOps(x.recvs, y.recvs);
     checkSameOps(x.unexpected, y.unexpected);
     checkSameOps(x.collectives, y.collectives);
+  }
+  REQUIRE(a.wildcards.size() == b.wildcards.size());
+  for (std::size_t i = 0; i < a.wildcards.size(); ++i) {
+    CHECK(a.wildcards[i].comm == b.wildcards[i].comm);
+    CHECK(a.wildcards[i].function == b.wildcards[i].function);
+    CHECK(a.wildcards[i].tag == b.wildcards[i].tag);
+    CHECK(a.wildcards[i].source == b.wildcards[i].source);
+    CHECK(a.wildcards[i].matchedTag == b.wildcards[i].matchedTag);
+    CHECK(a.wildcards[i].call == b.wildcards[i].call);
   }
   REQUIRE(a.history.size() == b.history.size());
   for (std::size_t i = 0; i < a.history.size(); ++i) {
@@ -328,6 +338,8 @@ TEST_CASE("hostile rank queues text gives errors", "[ccs][proto][queues]") {
       {"record separator inside", replaced("phase=running\n", "phase=running\n--\n"), "expected one record"},
       {"bad escape", replaced("world=1\n", "world=1\nx=\\t\n"), "escape"},
       {"text after the terminator", good + "world=2\n", "after the '==' line"},
+      {"too many wildcard matches", replaced("comms=1\n", "wild=17\ncomms=1\n"), "'wild' claims 17"},
+      {"a wildcard match cut short", replaced("comms=1\n", "wild=1\nwild.0.comm=0x1\ncomms=1\n"), "'wild.0.function'"},
   };
   for (const Row& row : rows) {
     SECTION(row.what) {

@@ -358,3 +358,36 @@ TEST_CASE("hang: from stack frames only, ranks outside the majority's collective
     for (const auto& m : analyzeHang(in).mismatches) CHECK(m.find("from stack frames only") == std::string::npos);
   }
 }
+
+TEST_CASE("hang: a dead end whose message an earlier wildcard receive took says so", "[hang]") {
+  // examples/hangs/wildcard: rank 0's MPI_ANY_SOURCE receive matched rank 2,
+  // then rank 0 waits for rank 2, which has finished.
+  HangInput in;
+  in.worldSize = 3;
+  in.ranks.push_back(rank(0, 3, 0, p2p("MPI_Recv", "source", 2, 0)));
+  for (int r : {1, 2}) {
+    in.ranks.push_back(rank(r, 3, 0, finalizeCall()));
+    in.ranks.back().phase = proto::MpiPhase::Finalizing;
+  }
+  const std::string dead =
+      "rank 0 waits in MPI_Recv(source=2, tag=0, comm=MPI_COMM_WORLD) for rank 2, which is in MPI_Finalize "
+      "(a bystander): no matching operation will come";
+  SECTION("the match names the sender waited for") {
+    in.ranks[0].wildcards.push_back({kWorld, "MPI_Recv", -1, 1, 5, 2});  // another tag: not it
+    in.ranks[0].wildcards.push_back({kWorld, "MPI_Recv", 0, 2, 0, 3});
+    const HangVerdict v = analyzeHang(in);
+    REQUIRE(v.deadEnds.size() == 1);
+    CHECK(v.deadEnds[0] == dead +
+                               "; rank 0's earlier MPI_Recv(source=MPI_ANY_SOURCE, tag=0) (its MPI call 3) matched "
+                               "rank 2's message (tag 0): if that receive was meant for another sender, it took the "
+                               "message this one waits for");
+  }
+  SECTION("matches of other senders, tags or communicators are no explanation") {
+    in.ranks[0].wildcards.push_back({kWorld, "MPI_Recv", 0, 1, 0, 3});
+    in.ranks[0].wildcards.push_back({kWorld, "MPI_Recv", -1, 2, 7, 4});
+    in.ranks[0].wildcards.push_back({kWorld + 1, "MPI_Recv", 0, 2, 0, 5});
+    const HangVerdict v = analyzeHang(in);
+    REQUIRE(v.deadEnds.size() == 1);
+    CHECK(v.deadEnds[0] == dead);
+  }
+}
