@@ -180,3 +180,23 @@ case_attach_by_pid_leaving_detaches_and_errors() {
   stop_listening_job
   [ $ok -eq 1 ]
 }
+
+case_attach_frontend_killed_while_frozen_job_finishes() {
+  # The attached debugger freezes every rank and dies (SIGKILL): the ranks
+  # notice the lost front end, resume and finish; the job stays attachable
+  # meanwhile (nothing is left half-attached).
+  start_listening_job "$work/spin.attach" -n 3 "$examples/spin" 6 || { stop_listening_job; return 1; }
+  start_session attach "$work/spin.attach"
+  send_command 'freeze --now all' '[0-2] frozen|frozen' || { kill -9 "$session_pid"; stop_listening_job; return 1; }
+  send_command status 'frozen' || { kill -9 "$session_pid"; stop_listening_job; return 1; }
+  kill -9 "$session_pid"
+  wait "$session_pid" 2>/dev/null
+  exec 7>&-
+  local i
+  for i in $(seq 1 300); do kill -0 "$listen_pid" 2>/dev/null || break; sleep 0.1; done
+  wait "$listen_pid"; local job_rc=$?
+  listen_pid=""
+  out="$(cat "$work/out")"; err="$(cat "$work/err")"
+  [ "$job_rc" -eq 0 ] || { echo "    the job exited with $job_rc after the debugger died"; return 1; }
+  check_contains "$(cat "$work/job.out")" "spin: computed" "the job's output after the debugger died"
+}
