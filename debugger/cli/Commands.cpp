@@ -22,9 +22,20 @@
 namespace mpidbg::cli {
 
 CommandResult needJob(Context& ctx) {
-  if (!ctx.debugger.hasJob())
-    return CommandResult::failure("no job: it was killed or never started");
+  if (!ctx.debugger.hasJob()) return CommandResult::failure(std::string(kNoJob));
   return {};
+}
+
+Expected<std::chrono::milliseconds> parseWaitTimeout(std::string_view args, std::chrono::milliseconds fallback) {
+  args = trim(args);
+  if (args.empty()) return fallback;
+  double seconds = 0;
+  auto [ptr, ec] = std::from_chars(args.data(), args.data() + args.size(), seconds);
+  if (ec != std::errc() || ptr != args.data() + args.size() || !(seconds >= 0) ||
+      seconds > static_cast<double>(kMaxWaitSeconds))
+    return fail("wait takes a number of seconds from 0 to " + std::to_string(kMaxWaitSeconds) +
+                ", e.g. 'wait 30' (got '" + std::string(args) + "')");
+  return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
 }
 
 namespace {
@@ -34,7 +45,6 @@ namespace {
 Expected<core::RankSet> ranksOrAll(Context& ctx, std::string_view text) { return commandRanks(ctx, text); }
 
 CommandResult doContinue(Context& ctx, std::string_view args) {
-  if (auto r = needJob(ctx); !r.ok) return r;
   auto ranks = ranksOrAll(ctx, trim(args));
   if (!ranks) return CommandResult::failure(ranks.error().message);
   const auto problems = ctx.debugger.continueRanks(*ranks);
@@ -57,7 +67,6 @@ CommandResult doContinue(Context& ctx, std::string_view args) {
 }
 
 CommandResult doStatus(Context& ctx, std::string_view args) {
-  if (auto r = needJob(ctx); !r.ok) return r;
   auto ranks = ranksOrAll(ctx, trim(args));
   if (!ranks) return CommandResult::failure(ranks.error().message);
   CommandResult result;
@@ -69,21 +78,13 @@ CommandResult doStatus(Context& ctx, std::string_view args) {
 }
 
 CommandResult doWait(Context& ctx, std::string_view args) {
+  auto timeout = parseWaitTimeout(args, ctx.settings.defaultWait);
+  if (!timeout) return CommandResult::failure(timeout.error().message);
   if (auto r = needJob(ctx); !r.ok) return r;
-  auto timeout = ctx.settings.defaultWait;
-  args = trim(args);
-  if (!args.empty()) {
-    double seconds = 0;
-    auto [ptr, ec] = std::from_chars(args.data(), args.data() + args.size(), seconds);
-    if (ec != std::errc() || ptr != args.data() + args.size() || !(seconds >= 0) || std::isinf(seconds))
-      return CommandResult::failure("wait takes a number of seconds, e.g. 'wait 30' (got '" +
-                                    std::string(args) + "')");
-    timeout = std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
-  }
   g_interrupted = false;
   const auto start = std::chrono::steady_clock::now();
   const std::uint64_t eventsBefore = ctx.debugger.stopEvents();
-  const bool settled = ctx.debugger.waitForEvent(timeout, ctx.settings.blockedAfter, [&] {
+  const bool settled = ctx.debugger.waitForEvent(*timeout, ctx.settings.blockedAfter, [&] {
     ctx.console.drainNotices();
     const auto secs = std::chrono::duration_cast<std::chrono::seconds>(
                           std::chrono::steady_clock::now() - start).count();
@@ -187,7 +188,6 @@ CommandResult gdbDetach(Context& ctx, std::string_view rankText) {
 }
 
 CommandResult doGdb(Context& ctx, std::string_view args) {
-  if (auto r = needJob(ctx); !r.ok) return r;
   args = trim(args);
   if (args.empty())
     return CommandResult::failure(
@@ -195,10 +195,10 @@ CommandResult doGdb(Context& ctx, std::string_view args) {
   if (startsWithWord(args, "attach")) return gdbAttach(ctx, trim(args.substr(6)));
   if (startsWithWord(args, "detach")) return gdbDetach(ctx, trim(args.substr(6)));
   auto [rankText, command] = splitRankToken(args);
-  auto ranks = commandRanks(ctx, rankText);
-  if (!ranks) return CommandResult::failure(ranks.error().message);
   if (trim(command).empty())
     return CommandResult::failure("usage: gdb RANKS COMMAND: no gdb command given after '" + rankText + "'");
+  auto ranks = commandRanks(ctx, rankText);
+  if (!ranks) return CommandResult::failure(ranks.error().message);
   const auto outputs = ctx.debugger.gdb().run(*ranks, std::string(trim(command)), gdbProgress(ctx, "attaching gdb"));
   ctx.console.endProgress();
   std::map<int, std::string> texts, errors;
@@ -215,17 +215,16 @@ CommandResult doGdb(Context& ctx, std::string_view args) {
 /// `-mi RANKS COMMAND`: one raw MI command; each rank's result record,
 /// grouped with value ranges.
 CommandResult doMi(Context& ctx, std::string_view args) {
-  if (auto r = needJob(ctx); !r.ok) return r;
   auto [rankText, command] = splitRankToken(trim(args));
   if (rankText.empty())
     return CommandResult::failure("usage: -mi RANKS COMMAND (e.g. '-mi 0-3 -stack-info-depth')");
-  auto ranks = commandRanks(ctx, rankText);
-  if (!ranks) return CommandResult::failure(ranks.error().message);
   if (command.empty())
     return CommandResult::failure("usage: -mi RANKS COMMAND: no MI command given after '" + rankText + "'");
   if (std::isdigit(static_cast<unsigned char>(command.front())))
     return CommandResult::failure("give the MI command without a token ('" + command +
                                   "'): mpidbg adds its own");
+  auto ranks = commandRanks(ctx, rankText);
+  if (!ranks) return CommandResult::failure(ranks.error().message);
   const auto replies = ctx.debugger.gdb().mi(*ranks, command, gdbProgress(ctx, "attaching gdb"));
   ctx.console.endProgress();
   std::map<int, std::string> texts, errors;
@@ -250,7 +249,6 @@ CommandResult doMi(Context& ctx, std::string_view args) {
 }
 
 CommandResult doRanks(Context& ctx, std::string_view args) {
-  if (auto r = needJob(ctx); !r.ok) return r;
   auto ranks = ranksOrAll(ctx, trim(args));
   if (!ranks) return CommandResult::failure(ranks.error().message);
   CommandResult result;

@@ -64,10 +64,23 @@ struct Command {
   std::function<CommandResult(Context&, std::string_view args)> execute;
 };
 
+/// The error of a command that needs the job when the session has none.
+inline constexpr std::string_view kNoJob = "no job: it was killed or never started";
+
 /// Success (ok, nothing else) when the session has a job, else the failure
-/// "no job: it was killed or never started": the first check of every
-/// command that talks to the ranks.
+/// kNoJob. Commands that talk to the ranks check their arguments first and
+/// then call this (or commandRanks, which checks too), so a malformed line
+/// gets its own error with or without a job.
 CommandResult needJob(Context& ctx);
+
+/// The longest `wait SECONDS` (about three years): the deadline, now plus
+/// the timeout in nanoseconds, must stay within steady_clock's range.
+inline constexpr long long kMaxWaitSeconds = 100'000'000;
+
+/// The timeout of `wait [SECONDS]`: `fallback` when `args` is blank, else
+/// SECONDS, a decimal number (fractions allowed) from 0 to kMaxWaitSeconds.
+/// Error: anything else, as "wait takes a number of seconds ...".
+Expected<std::chrono::milliseconds> parseWaitTimeout(std::string_view args, std::chrono::milliseconds fallback);
 
 /// The table of every command, in the order `help` lists them.
 const std::vector<Command>& commandTable();

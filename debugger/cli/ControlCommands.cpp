@@ -10,6 +10,7 @@
 #include "debugger/cli/JsonOutput.hpp"
 #include "debugger/cli/SetCommands.hpp"
 #include "debugger/core/Grouping.hpp"
+#include "debugger/core/RankExpr.hpp"
 #include "mpidbg/Text.hpp"
 
 namespace mpidbg::cli {
@@ -19,18 +20,14 @@ namespace proto = ccs::proto;
 namespace {
 
 /// Optional leading rank set ("[0-3]", "all", "2", "(blocked - 0)", a named
-/// set; see looksLikeRanks): taken when the first token is one; otherwise the
-/// focus, or every rank.
-Expected<core::RankSet> leadingRanks(Context& ctx, std::string_view& args) {
+/// set; see looksLikeRanks): its text when the first token is one, and
+/// `args` advanced past it; "" (the focus, or every rank) otherwise.
+std::string leadingRankText(const Context& ctx, std::string_view& args) {
   args = trim(args);
   auto [token, rest] = splitRankToken(args);
-  if (looksLikeRanks(ctx, token)) {
-    auto ranks = commandRanks(ctx, token);
-    if (!ranks) return ranks;
-    args = trim(args.substr(args.size() - rest.size()));
-    return ranks;
-  }
-  return commandRanks(ctx, {});
+  if (!looksLikeRanks(ctx, token)) return {};
+  args = trim(args.substr(args.size() - rest.size()));
+  return token;
 }
 
 /// Renders per-rank outcomes: successes as `[ranks] what`, failures as an
@@ -62,12 +59,15 @@ CommandResult renderOutcomes(const std::map<int, core::Debugger::ControlOutcome>
   return result;
 }
 
+/// The breakpoint number `text` names, checked in this order: a number,
+/// a session with a job, a breakpoint of the session.
 Expected<int> breakpointNumber(Context& ctx, std::string_view text) {
   text = trim(text);
   int id = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
   if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
     return fail("expected a breakpoint number (see 'info break'), got '" + std::string(text) + "'");
+  if (!ctx.debugger.hasJob()) return fail(std::string(kNoJob));
   if (!ctx.debugger.breakpoints().count(id)) return fail("no breakpoint " + std::to_string(id));
   return id;
 }
@@ -208,7 +208,6 @@ CommandResult infoRecord(Context& ctx, std::string_view rankText) {
 
 CommandResult refByNumber(Context& ctx, std::string_view args, std::string_view handler, bool enabled,
                           const std::string& what) {
-  if (!ctx.debugger.hasJob()) return CommandResult::failure("no job");
   auto id = breakpointNumber(ctx, args);
   if (!id) return CommandResult::failure(id.error().message);
   auto& entry = ctx.debugger.breakpoints().at(*id);
@@ -226,12 +225,10 @@ CommandResult refByNumber(Context& ctx, std::string_view args, std::string_view 
 
 }  // namespace
 
-CommandResult doBreak(Context& ctx, std::string_view args) {
-  if (!ctx.debugger.hasJob()) return CommandResult::failure("no job");
-  auto ranks = leadingRanks(ctx, args);
-  if (!ranks) return CommandResult::failure(ranks.error().message);
+Expected<proto::Breakpoint> parseBreakpoint(std::string_view args) {
+  args = trim(args);
   if (args.empty())
-    return CommandResult::failure(
+    return fail(
         "usage: break [RANKS] MPI_FUNCTION [if CONDITION] [#N] | break [RANKS] entry NAME [if CONDITION] | "
         "break [RANKS] violation [#N]");
   proto::Breakpoint b;
@@ -244,35 +241,54 @@ CommandResult doBreak(Context& ctx, std::string_view args) {
     auto space = rest.find_first_of(" \t");
     word = rest.substr(0, space);
     rest = space == std::string_view::npos ? std::string_view{} : trim(rest.substr(space));
-    if (word.empty()) return CommandResult::failure("usage: break [RANKS] entry NAME [if CONDITION]");
+    if (word.empty()) return fail("usage: break [RANKS] entry NAME [if CONDITION]");
   } else if (word == "violation") {
     b.kind = proto::BreakKind::Violation;
   } else if (ccs::cond::findFunction(word) == nullptr) {
-    return CommandResult::failure(ccs::cond::unknownFunction(word).message);
+    return std::unexpected(ccs::cond::unknownFunction(word));
   }
   b.target = std::string(word);
-  // A trailing "#N": stop only at the Nth matching call.
-  if (auto hash = rest.rfind('#'); hash != std::string_view::npos) {
+  // A trailing "#N": stop only at the Nth matching call. A '#' inside a
+  // quoted communicator name ("comm == \"halo#2\"") is the name's.
+  std::size_t hash = std::string_view::npos;
+  bool quoted = false;
+  for (std::size_t i = 0; i < rest.size(); ++i) {
+    if (rest[i] == '"') quoted = !quoted;
+    else if (rest[i] == '#' && !quoted) hash = i;
+  }
+  if (hash != std::string_view::npos) {
     std::string_view number = trim(rest.substr(hash + 1));
     std::uint64_t n = 0;
     auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), n);
     if (number.empty() || ec != std::errc() || ptr != number.data() + number.size() || n == 0)
-      return CommandResult::failure("bad hit count '#" + std::string(number) + "' (expected e.g. #42)");
+      return fail("bad hit count '#" + std::string(number) + "' (expected e.g. #42)");
     b.hit = n;
     rest = trim(rest.substr(0, hash));
   }
-  if (rest.starts_with("if ") || rest == "if") rest = trim(rest.substr(2));
+  if (rest == "if" || rest.starts_with("if ") || rest.starts_with("if\t")) rest = trim(rest.substr(2));
   if (b.kind == proto::BreakKind::Violation && !rest.empty())
-    return CommandResult::failure("break violation takes no condition (usage: break [RANKS] violation [#N])");
+    return fail("break violation takes no condition (usage: break [RANKS] violation [#N])");
   b.condition = std::string(rest);
   if (!b.condition.empty()) {
     auto condition = ccs::cond::Condition::parse(b.condition);
-    if (!condition) return CommandResult::failure(condition.error().message);
+    if (!condition) return std::unexpected(condition.error());
     auto valid = b.kind == proto::BreakKind::Entry
                      ? condition->validateFor(ccs::cond::kAlways, "entry " + b.target)
                      : condition->validateFor(b.target);
-    if (!valid) return CommandResult::failure(valid.error().message);
+    if (!valid) return std::unexpected(valid.error());
   }
+  return b;
+}
+
+CommandResult doBreak(Context& ctx, std::string_view args) {
+  const std::string rankText = leadingRankText(ctx, args);
+  if (!rankText.empty())
+    if (auto expr = core::RankExpr::parse(rankText); !expr) return CommandResult::failure(expr.error().message);
+  auto spec = parseBreakpoint(args);
+  if (!spec) return CommandResult::failure(spec.error().message);
+  auto ranks = commandRanks(ctx, rankText);
+  if (!ranks) return CommandResult::failure(ranks.error().message);
+  proto::Breakpoint b = std::move(*spec);
   b.id = ctx.debugger.takeBreakpointId();
   auto outcomes = ctx.debugger.control(*ranks, proto::kBreakSetHandler, proto::encode(b));
   core::RankSet set;
@@ -313,13 +329,13 @@ CommandResult doEnable(Context& ctx, std::string_view args) {
 }
 
 CommandResult doInfo(Context& ctx, std::string_view args) {
-  if (!ctx.debugger.hasJob()) return CommandResult::failure("no job");
   args = trim(args);
   auto space = args.find_first_of(" \t");
   const std::string_view what = args.substr(0, space);
   std::string_view rest = space == std::string_view::npos ? std::string_view{} : trim(args.substr(space));
   CommandResult result;
   if (what == "break" || what == "breakpoints" || what == "b") {
+    if (auto r = needJob(ctx); !r.ok) return r;
     result.data = {{"breakpoints", nlohmann::json::array()}};
     if (ctx.debugger.breakpoints().empty()) {
       result.text = "No breakpoints.\n";
@@ -374,10 +390,9 @@ CommandResult doInfo(Context& ctx, std::string_view args) {
 }
 
 CommandResult doFreeze(Context& ctx, std::string_view args) {
-  if (!ctx.debugger.hasJob()) return CommandResult::failure("no job");
   args = trim(args);
   proto::FreezeRequest request;
-  if (args.starts_with("--now")) {
+  if (args == "--now" || args.starts_with("--now ") || args.starts_with("--now\t")) {
     request.now = true;
     args = trim(args.substr(5));
   }
@@ -392,7 +407,6 @@ CommandResult doFreeze(Context& ctx, std::string_view args) {
 namespace {
 
 CommandResult stepRanks(Context& ctx, std::uint64_t count, std::string_view rankText) {
-  if (!ctx.debugger.hasJob()) return CommandResult::failure("no job");
   auto ranks = commandRanks(ctx, rankText);
   if (!ranks) return CommandResult::failure(ranks.error().message);
   proto::StepRequest request;

@@ -2,6 +2,7 @@
 
 #include <string_view>
 
+#include "ccs/ControlProtocol.hpp"
 #include "debugger/cli/Commands.hpp"
 
 namespace mpidbg::cli {
@@ -11,7 +12,17 @@ namespace mpidbg::cli {
 /// rank-side contract is ccs/ControlProtocol.hpp.
 
 /// `break [RANKS] MPI_FUNCTION [if] [CONDITION] [#N]`, `break [RANKS] entry NAME [if CONDITION]`.
+/// The arguments are checked (the rank set's syntax, parseBreakpoint) before
+/// the job is needed.
 CommandResult doBreak(Context& ctx, std::string_view args);
+/// The breakpoint that `break` arguments after the optional RANKS describe:
+/// `MPI_FUNCTION [if] [CONDITION] [#N]`, `entry NAME [if CONDITION] [#N]` or
+/// `violation [#N]`; kind, target, condition (validated for the function,
+/// ccs/Condition.hpp) and hit count (0: every match) are filled, id is 0.
+/// Pure. Errors: blank (the usage), an unknown MPI function (with
+/// suggestions), `entry` without NAME, a bad `#N`, a condition on
+/// `violation`, the condition's syntax or a field the function lacks.
+Expected<ccs::proto::Breakpoint> parseBreakpoint(std::string_view args);
 /// `info break|entries|...`.
 CommandResult doInfo(Context& ctx, std::string_view args);
 /// `delete N`, `disable N`, `enable N` (N may be `all` for delete).

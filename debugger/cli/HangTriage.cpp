@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "debugger/cli/ExitCodes.hpp"
+#include "debugger/cli/JsonOutput.hpp"
 #include "debugger/core/StackQuery.hpp"
 #include "debugger/core/stacks/StackRender.hpp"
 
@@ -325,7 +326,7 @@ int runHangTriage(core::Debugger& debugger, Console& console, const HangTriageOp
   std::string written;
   if (!options.reportPath.empty()) {
     const std::string textPath = textReportPath(options.reportPath);
-    auto json = writeFile(options.reportPath, hangReportJson(verdict, tree, input, job).dump() + "\n");
+    auto json = writeFile(options.reportPath, jsonLine(hangReportJson(verdict, tree, input, job)) + "\n");
     auto txt = writeFile(textPath, text);
     if (!json) console.error(json.error().message);
     if (!txt) console.error(txt.error().message);

@@ -7,7 +7,6 @@
 namespace mpidbg::cli {
 
 CommandResult doLists(Context& ctx, std::string_view args) {
-  if (auto r = needJob(ctx); !r.ok) return r;
   auto ranks = commandRanks(ctx, trim(args));
   if (!ranks) return CommandResult::failure(ranks.error().message);
   const core::ListsReport report = core::listLists(ctx.debugger, *ranks);
@@ -22,7 +21,6 @@ CommandResult doLists(Context& ctx, std::string_view args) {
 }
 
 CommandResult doPrint(Context& ctx, std::string_view args) {
-  if (auto r = needJob(ctx); !r.ok) return r;
   args = trim(args);
   auto [first, rest] = splitRankToken(args);
   std::string_view targetText = args;

@@ -1,6 +1,7 @@
 #include "debugger/cli/QueueCommands.hpp"
 
 #include "debugger/cli/HangTriage.hpp"
+#include "debugger/cli/JsonOutput.hpp"
 #include "debugger/cli/SetCommands.hpp"
 #include "debugger/core/CollectiveReport.hpp"
 #include "debugger/core/HangReport.hpp"
@@ -9,10 +10,9 @@
 namespace mpidbg::cli {
 
 CommandResult doQueues(Context& ctx, std::string_view args) {
-  if (auto r = needJob(ctx); !r.ok) return r;
   args = trim(args);
   bool memory = false;
-  if (args == "--memory" || args.starts_with("--memory ")) {
+  if (args == "--memory" || args.starts_with("--memory ") || args.starts_with("--memory\t")) {
     memory = true;
     args = trim(args.substr(8));
   }
@@ -34,10 +34,9 @@ CommandResult doQueues(Context& ctx, std::string_view args) {
 }
 
 CommandResult doHang(Context& ctx, std::string_view args) {
-  if (auto r = needJob(ctx); !r.ok) return r;
   bool json = false, frames = true, memory = false;
   for (std::string_view rest = trim(args); !rest.empty();) {
-    const std::size_t sp = rest.find(' ');
+    const std::size_t sp = rest.find_first_of(" \t");
     const std::string_view word = rest.substr(0, sp);
     rest = sp == std::string_view::npos ? std::string_view() : trim(rest.substr(sp));
     if (word == "--json") {
@@ -50,18 +49,19 @@ CommandResult doHang(Context& ctx, std::string_view args) {
       return CommandResult::failure("hang takes --json, --memory and --no-frames (got '" + std::string(word) + "')");
     }
   }
+  if (auto r = needJob(ctx); !r.ok) return r;
   core::HangInput input = memory ? ctx.debugger.queueStatesFromMemory() : ctx.debugger.queueStates();
   if (frames) ctx.debugger.addCulpritFrames(input);
   const core::HangVerdict verdict = core::analyzeHang(input);
   CommandResult result;
   result.data = core::hangToJson(verdict);
-  result.text = json ? result.data.dump() + "\n" : core::renderHang(verdict);
+  result.text = json ? jsonLine(result.data) + "\n" : core::renderHang(verdict);
   return result;
 }
 
 CommandResult doCollectives(Context& ctx, std::string_view args) {
-  if (auto r = needJob(ctx); !r.ok) return r;
   if (!trim(args).empty()) return CommandResult::failure("collectives takes no arguments");
+  if (auto r = needJob(ctx); !r.ok) return r;
   const auto views = ctx.debugger.views();
   // From the queue state: live ranks over CCS, ranks held by gdb from memory.
   const core::HangInput input = ctx.debugger.queueStates();

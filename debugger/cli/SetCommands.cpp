@@ -57,7 +57,8 @@ CommandResult doSet(Context& ctx, std::string_view args) {
   const std::string_view expr = trim(args.substr(eq + 1));
   if (!core::RankExpr::isValidName(name)) return CommandResult::failure(badName(name));
   if (expr.empty()) return CommandResult::failure("usage: set NAME = EXPR: no rank set after '='");
-  if (!ctx.debugger.hasJob()) return CommandResult::failure("no job: it was killed or never started");
+  if (auto parsed = core::RankExpr::parse(expr); !parsed) return CommandResult::failure(parsed.error().message);
+  if (!ctx.debugger.hasJob()) return CommandResult::failure(std::string(kNoJob));
   auto value = ctx.debugger.ranks(expr, ctx.settings.blockedAfter);
   if (!value) return CommandResult::failure(value.error().message);
   ctx.debugger.namedSets[std::string(name)] = *value;
@@ -80,7 +81,8 @@ CommandResult doFocus(Context& ctx, std::string_view args) {
     return text("Focus: " + ctx.debugger.focus->toString() + " (commands without RANKS act on these; 'unfocus' clears it)\n",
                 focusJson(ctx.debugger));
   }
-  if (!ctx.debugger.hasJob()) return CommandResult::failure("no job: it was killed or never started");
+  if (auto parsed = core::RankExpr::parse(args); !parsed) return CommandResult::failure(parsed.error().message);
+  if (!ctx.debugger.hasJob()) return CommandResult::failure(std::string(kNoJob));
   auto value = ctx.debugger.ranks(args, ctx.settings.blockedAfter);
   if (!value) return CommandResult::failure(value.error().message);
   if (value->empty())
@@ -99,6 +101,10 @@ CommandResult doUnfocus(Context& ctx, std::string_view args) {
 
 Expected<core::RankSet> commandRanks(Context& ctx, std::string_view text) {
   text = trim(text);
+  // The syntax first: a malformed set is reported as such, job or not.
+  if (!text.empty())
+    if (auto expr = core::RankExpr::parse(text); !expr) return std::unexpected(expr.error());
+  if (!ctx.debugger.hasJob()) return fail(std::string(kNoJob));
   if (text.empty()) {
     if (ctx.debugger.focus) return *ctx.debugger.focus;
     return ctx.debugger.ranks("all");

@@ -9,8 +9,9 @@ namespace mpidbg::cli {
 
 /// `set NAME = EXPR`: evaluates EXPR now and stores the set under NAME (the
 /// value at definition time, like a gdb convenience variable); an empty set
-/// is allowed. `set` alone lists the named sets. Errors: no job, NAME not an
-/// identifier or a reserved word (RankExpr::isValidName), no '=', EXPR's errors.
+/// is allowed. `set` alone lists the named sets. Errors, in this order: no
+/// '=', NAME not an identifier or a reserved word (RankExpr::isValidName),
+/// EXPR's syntax, no job, EXPR's evaluation errors.
 CommandResult doSet(Context& ctx, std::string_view args);
 
 /// `unset NAME`: forgets a named set. Error when there is no such name.
@@ -18,8 +19,9 @@ CommandResult doUnset(Context& ctx, std::string_view args);
 
 /// `focus EXPR`: the ranks that commands taking an optional RANKS act on when
 /// given none (computed now, kept as a fixed set); `focus all`, or any EXPR
-/// naming every rank, clears it. `focus` alone shows it. Errors: no job,
-/// EXPR's errors, an empty result ("the set is empty"; the focus is unchanged).
+/// naming every rank, clears it. `focus` alone shows it. Errors: EXPR's
+/// syntax, no job, EXPR's evaluation errors, an empty result ("the set is
+/// empty"; the focus is unchanged).
 CommandResult doFocus(Context& ctx, std::string_view args);
 
 /// `unfocus`: clears the focus (commands act on every rank again).
@@ -27,8 +29,10 @@ CommandResult doUnfocus(Context& ctx, std::string_view args);
 
 /// The rank set a command acts on: `text` evaluated (RankExpr grammar), or
 /// when `text` is blank the focus, or every rank when there is no focus.
-/// Errors: no job, the expression's errors, and "the set is empty" when it
-/// names no rank (so no command silently does nothing, or everything).
+/// Errors, in this order: the expression's syntax (job or not), no job
+/// (kNoJob, also for a blank `text`), the evaluation's errors, and "the set
+/// is empty" when it names no rank (so no command silently does nothing, or
+/// everything). On success the session has a job.
 Expected<core::RankSet> commandRanks(Context& ctx, std::string_view text);
 
 /// True when `token` (a splitRankToken token) is a rank-set expression rather

@@ -59,8 +59,7 @@ Expected<StackOptions> parseOptions(std::string_view args, bool forWhere) {
 /// [{"ranks","rank_list","why"}].
 Expected<stacks::StackTree> mergedTree(Context& ctx, const StackOptions& o, std::string& notes,
                                        nlohmann::json& gdbReads) {
-  if (!ctx.debugger.hasJob()) return fail("no job: it was killed or never started");
-  auto ranks = commandRanks(ctx, o.ranks);
+  auto ranks = commandRanks(ctx, o.ranks);  // also: no job
   if (!ranks) return std::unexpected(ranks.error());
   const core::StackInput input = ctx.debugger.stacks(*ranks);
   stacks::Symbolizer symbolizer;
@@ -98,7 +97,7 @@ CommandResult doWhere(Context& ctx, std::string_view args) {
     if (!out) return CommandResult::failure("cannot write " + options->dotFile);
   }
   if (options->json) {
-    result.text = treeJson.dump() + "\n";
+    result.text = jsonLine(treeJson) + "\n";
     return result;
   }
   result.text = (options->tree ? stacks::renderTree(*tree) : stacks::renderLeaves(*tree)) + notes;

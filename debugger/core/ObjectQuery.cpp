@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <span>
 
 #include "ccs/ListProtocol.hpp"
@@ -157,7 +158,8 @@ RankValues readValues(Debugger& debugger, const RankSet& ranks, const ObjectTarg
       out.failed[rank] = "'" + target.list + "' has " + std::to_string(length) + " item" + (length == 1 ? "" : "s");
       continue;
     }
-    hi = std::min({hi, length, lo + kMaxPrintItems});
+    hi = static_cast<std::int32_t>(
+        std::min<std::int64_t>({hi, length, static_cast<std::int64_t>(lo) + kMaxPrintItems}));
     ranges[rank] = {lo, hi};
     objectOf[rank] = object;
   }
@@ -282,6 +284,8 @@ Expected<ObjectTarget> parseObjectTarget(std::string_view text) {
     text.remove_prefix(1);
     auto lo = readIndex(text);
     if (!lo) return bad("an item index is a number >= 0");
+    // [i] means [i:i+1]: the last index is one below the int32 limit.
+    if (*lo == std::numeric_limits<std::int32_t>::max()) return bad("an item index is at most 2147483646");
     std::int32_t hi = *lo + 1;
     if (!text.empty() && text.front() == ':') {
       text.remove_prefix(1);

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "debugger/cli/Commands.hpp"
+#include "mpidbg/Text.hpp"
 
 using namespace mpidbg;
 
@@ -49,4 +50,100 @@ TEST_CASE("commands without a job fail cleanly; unknown commands suggest others"
   CHECK(help.ok);
   CHECK_THAT(help.text, Catch::StartsWith("Usage: gdb RANKS COMMAND"));
   CHECK(cli::executeLine(ctx, "quit").quit);
+}
+
+TEST_CASE("wait SECONDS: a number from 0 to kMaxWaitSeconds, else an error", "[cli]") {
+  using std::chrono::milliseconds;
+  const milliseconds fallback{60000};
+  struct Row {
+    const char* args;
+    long long ms;  // -1: an error
+  };
+  const Row rows[] = {
+      {"", 60000},           {"  ", 60000},        {"30", 30000},      {"0.5", 500},      {"0", 0},
+      {"1e3", 1000000},      {"100000000", 100000000000}, {"100000000.5", -1}, {"1e300", -1},
+      {"1e400", -1},         {"inf", -1},          {"nan", -1},        {"-1", -1},        {"3s", -1},
+      {"abc", -1},           {"30 40", -1},
+  };
+  for (const auto& row : rows) {
+    INFO(row.args);
+    auto timeout = cli::parseWaitTimeout(row.args, fallback);
+    if (row.ms < 0) {
+      REQUIRE_FALSE(timeout.has_value());
+      CHECK(timeout.error().message == "wait takes a number of seconds from 0 to 100000000, e.g. 'wait 30' (got '" +
+                                           std::string(trim(row.args)) + "')");
+    } else {
+      REQUIRE(timeout.has_value());
+      CHECK(timeout->count() == row.ms);
+    }
+  }
+}
+
+TEST_CASE("commands check their arguments before they need the job", "[cli]") {
+  cli::Console console;
+  core::Debugger debugger([](const std::string&) {});
+  cli::Context ctx{debugger, console, {}};
+  // As after `kill`: the focus and the breakpoints outlive the job.
+  debugger.focus = core::RankSet::range(2, 3);
+  debugger.breakpoints()[1] = {1, core::RankSet::range(0, 3), {}};
+  const std::string noJob(cli::kNoJob);
+  struct Row {
+    const char* line;
+    std::string error;  // exact, or a prefix ending in "..."
+  };
+  const Row rows[] = {
+      {"status", noJob},
+      {"run", noJob},
+      {"where --full", noJob},
+      {"where --dot job.dot 0-3", noJob},
+      {"status (S | 3", "bad rank set '(S | 3'..."},
+      {"run [0-", "bad rank set '[0-'..."},
+      {"focus [", "bad rank set '['..."},
+      {"set S = (1", "bad rank set '(1'..."},
+      {"set S = [0-1]", noJob},
+      {"wait 1e300", "wait takes a number of seconds from 0 to 100000000, e.g. 'wait 30' (got '1e300')"},
+      {"wait 30", noJob},
+      {"gdb 0", "usage: gdb RANKS COMMAND: no gdb command given after '0'"},
+      {"gdb 0 bt", noJob},
+      {"gdb attach 0-", "bad rank set '0-'..."},
+      {"-mi 0", "usage: -mi RANKS COMMAND: no MI command given after '0'"},
+      {"-mi 0 12-stack-info-depth", "give the MI command without a token ('12-stack-info-depth'): mpidbg adds its own"},
+      {"break MPI_Sendd", "unknown MPI function 'MPI_Sendd' (did you mean MPI_Send?)"},
+      {"break violation if tag == 1", "break violation takes no condition (usage: break [RANKS] violation [#N])"},
+      {"break MPI_Send #0", "bad hit count '#0' (expected e.g. #42)"},
+      {"break MPI_Send if root == 0", "MPI_Send has no argument 'root'..."},
+      {"break [0-1] MPI_Send if dest == 3 #2", noJob},
+      {"break (0 MPI_Send", "bad rank set '(0 MPI_Send'..."},
+      {"break", "usage: break [RANKS] MPI_FUNCTION ..."},
+      {"hang --bogus", "hang takes --json, --memory and --no-frames (got '--bogus')"},
+      {"hang --json\t--memory", noJob},
+      {"collectives now", "collectives takes no arguments"},
+      {"info nothing", "usage: info break | info entries [RANKS] | info threadlevel [RANKS] | info record [RANKS]"},
+      {"info break", noJob},
+      {"info entries (", "bad rank set '('..."},
+      {"delete x", "expected a breakpoint number (see 'info break'), got 'x'"},
+      {"delete 1", noJob},
+      {"delete all", noJob},
+      {"next 0", "usage: next COUNT [RANKS] (COUNT from 1 to ..."},
+      {"next 2 [1", "bad rank set '[1'..."},
+      {"freeze --now", noJob},
+      {"freeze --nowhere", "bad rank set '--nowhere'..."},
+      {"queues --memory\t1", noJob},
+      {"where --bogus", "where does not know option '--bogus'..."},
+      {"where --dot", "--dot needs a file name (where --dot tree.dot)"},
+      {"print 3x", "bad object '3x': a name starts with a letter or '_'"},
+      {"print [0] grid[", "bad object 'grid[': an item index is a number >= 0"},
+      {"print [0] grid.nx", noJob},
+      {"lists )", "bad rank set ')'..."},
+  };
+  for (const auto& row : rows) {
+    INFO(row.line);
+    const auto r = cli::executeLine(ctx, row.line);
+    CHECK_FALSE(r.ok);
+    if (row.error.ends_with("..."))
+      CHECK_THAT(r.error, Catch::StartsWith(row.error.substr(0, row.error.size() - 3)));
+    else
+      CHECK(r.error == row.error);
+    CHECK_FALSE(debugger.hasJob());
+  }
 }

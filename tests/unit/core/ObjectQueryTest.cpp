@@ -42,6 +42,8 @@ TEST_CASE("print targets: names, items, ranges and fields", "[core][objects]") {
       {"grid.x[y]", "bad object 'grid.x[y]': an index is [N]"},
       {"grid x", "bad object 'grid x': unexpected ' '"},
       {"mpi/", "bad object 'mpi/': a name starts with a letter or '_'"},
+      // Found by the command_line fuzz target: [i] is [i:i+1], which overflowed int32.
+      {"particles[2147483647]", "bad object 'particles[2147483647]': an item index is at most 2147483646"},
   };
   for (const auto& [text, message] : bad) {
     INFO(text);
@@ -49,6 +51,13 @@ TEST_CASE("print targets: names, items, ranges and fields", "[core][objects]") {
     REQUIRE_FALSE(target.has_value());
     CHECK(target.error().message == message);
   }
+}
+
+TEST_CASE("the largest item index parses", "[core][objects]") {
+  auto target = parseObjectTarget("particles[2147483646]");
+  REQUIRE(target.has_value());
+  CHECK(target->lo == 2147483646);
+  CHECK(target->hiPlus1 == 2147483647);
 }
 
 TEST_CASE("fields merge as majority plus exceptions", "[core][objects]") {
