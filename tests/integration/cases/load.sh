@@ -75,7 +75,10 @@ case_load_server_under_valgrind() {
   fi
   # valgrind cannot run an ASan-instrumented server (scripts/test --sanitize);
   # there ASan's own leak check covers it.
-  if ldd "$build/bin/ccs_load_server" 2>/dev/null | grep -q 'libasan\|libtsan'; then
+  # (No `ldd | grep -q`: under pipefail grep's early exit fails ldd with SIGPIPE.)
+  local libs
+  libs="$(ldd "$build/bin/ccs_load_server" 2>/dev/null)"
+  if [[ "$libs" == *libasan* || "$libs" == *libtsan* ]]; then
     echo "    SKIP: a sanitizer build; valgrind cannot run instrumented programs"
     return 0
   fi
