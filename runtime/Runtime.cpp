@@ -150,21 +150,25 @@ void Runtime::startAfterInit(int providedThreadLevel) noexcept {
                    started.error().message.c_str());
       return;
     }
-    rt->launchHelper();
-    calibrateCallClock();
-    // Idle waiting happens on the slow path (the PMPI call is replaced).
-    gFastPath = gCallClockTsc && rt->currentCall().exclusive() && !gIdleWait;
-    publishState(*rt, providedThreadLevel);
-    // From here on the object lives until the process is gone.
-    Runtime* raw = rt.release();
-    gAttached.store(raw, std::memory_order_release);
-    reportCallsBeforeInit(*raw);
-    raw->waitWhileFrozen();
+    goLive(std::move(rt), providedThreadLevel)->waitWhileFrozen();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mpidbg-rt: rank %d: %s; running without the debugger\n", rank, e.what());
   } catch (...) {
     std::fprintf(stderr, "mpidbg-rt: rank %d: internal error; running without the debugger\n", rank);
   }
+}
+
+Runtime* Runtime::goLive(std::unique_ptr<Runtime> rt, int providedThreadLevel) {
+  rt->launchHelper();
+  calibrateCallClock();
+  // Idle waiting happens on the slow path (the PMPI call is replaced).
+  gFastPath = gCallClockTsc && rt->currentCall().exclusive() && !gIdleWait;
+  publishState(*rt, providedThreadLevel);
+  // From here on the object lives until the process is gone.
+  Runtime* raw = rt.release();
+  gAttached.store(raw, std::memory_order_release);
+  reportCallsBeforeInit(*raw);
+  return raw;
 }
 
 Expected<void> Runtime::start(const std::string& frontend) {
@@ -417,13 +421,7 @@ void Runtime::startListening(int providedThreadLevel, std::int32_t rank, std::in
   try {
     rt->listening_ = true;
     rt->attachFile_ = attachPath;
-    rt->launchHelper();
-    calibrateCallClock();
-    gFastPath = gCallClockTsc && rt->currentCall().exclusive() && !gIdleWait;
-    publishState(*rt, providedThreadLevel);
-    Runtime* raw = rt.release();
-    gAttached.store(raw, std::memory_order_release);
-    reportCallsBeforeInit(*raw);
+    goLive(std::move(rt), providedThreadLevel);
   } catch (...) {
     std::fprintf(stderr, "mpidbg-rt: rank %d: internal error; running without the debugger\n", rank);
   }

@@ -114,6 +114,11 @@ class Runtime {
   /// reports (once per process) and watches the channel for the front end's
   /// loss. Events stay off until the registration is sent.
   Expected<void> registerWith(const ccs::Endpoint& frontend);
+  /// A started runtime goes live: helper thread, call clock, fast path,
+  /// exported state, then gAttached (the wrappers start using it) and the
+  /// report of calls made before MPI_Init. Returns it, never to be deleted.
+  /// Throws what starting the helper thread throws.
+  static Runtime* goLive(std::unique_ptr<Runtime> rt, int providedThreadLevel);
   /// Listening mode, from startAfterInit: key, server, endpoint gather, attach file.
   static void startListening(int providedThreadLevel, std::int32_t rank, std::int32_t size) noexcept;
   /// Installs the CCS forwarding tree (mpidbg/forward and broadcast routing)
