@@ -1,6 +1,5 @@
 #include "debugger/core/Backtrace.hpp"
 
-#include <poll.h>
 #include <unistd.h>
 
 #include "debugger/gdbmi/ChildProcess.hpp"
@@ -113,28 +112,11 @@ Expected<std::string> oneShotGdb(const std::string& gdbPath, pid_t pid, const st
   auto child = gdbmi::ChildProcess::spawn(
       {gdbPath, "-nx", "-q", "-batch", "-p", std::to_string(pid), "-ex", command}, "gdb");
   if (!child) return std::unexpected(child.error());
-  std::string out, err;
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  bool outOpen = true, errOpen = true;
-  while (outOpen || errOpen) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      child->kill();
-      return fail("gdb did not print a backtrace of pid " + std::to_string(pid) + " within " +
-                  std::to_string(timeout.count() / 1000) + " s");
-    }
-    pollfd fds[2] = {{outOpen ? child->stdoutFd() : -1, POLLIN, 0}, {errOpen ? child->stderrFd() : -1, POLLIN, 0}};
-    if (::poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 200))) < 0) continue;
-    char buf[4096];
-    for (int i = 0; i < 2; ++i) {
-      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
-      if (n > 0) {
-        (i == 0 ? out : err).append(buf, static_cast<std::size_t>(n));
-      } else if (n == 0) {
-        (i == 0 ? outOpen : errOpen) = false;
-      }
-    }
+  auto [out, err, timedOut] = child->readToEnd(timeout);
+  if (timedOut) {
+    child->kill();
+    return fail("gdb did not print a backtrace of pid " + std::to_string(pid) + " within " +
+                std::to_string(timeout.count() / 1000) + " s");
   }
   child->waitExit(std::chrono::milliseconds(2000));
   if (parseBacktrace(out).empty()) {

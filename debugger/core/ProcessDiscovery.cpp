@@ -2,7 +2,6 @@
 // tree and the ranks' environments (Hydra, Open MPI), or Slurm's own list.
 #include "debugger/core/ProcessDiscovery.hpp"
 
-#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -155,19 +154,10 @@ Expected<std::vector<FoundRank>> ranksUnderLauncher(pid_t launcher) {
 Expected<std::vector<FoundRank>> ranksOfSlurmStep(const std::string& step) {
   auto child = gdbmi::ChildProcess::spawn({"scontrol", "listpids", step}, "scontrol");
   if (!child) return std::unexpected(child.error());
-  std::string out, err;
-  bool outOpen = true, errOpen = true;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while ((outOpen || errOpen) && std::chrono::steady_clock::now() < deadline) {
-    pollfd fds[2] = {{outOpen ? child->stdoutFd() : -1, POLLIN, 0}, {errOpen ? child->stderrFd() : -1, POLLIN, 0}};
-    if (::poll(fds, 2, 200) < 0) continue;
-    char buf[4096];
-    for (int i = 0; i < 2; ++i) {
-      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
-      if (n > 0) (i == 0 ? out : err).append(buf, static_cast<std::size_t>(n));
-      else if (n == 0) (i == 0 ? outOpen : errOpen) = false;
-    }
+  auto [out, err, timedOut] = child->readToEnd(std::chrono::seconds(20));
+  if (timedOut) {
+    child->kill();
+    return fail("scontrol listpids " + step + " did not finish within 20 s");
   }
   child->waitExit(std::chrono::milliseconds(2000));
   std::vector<FoundRank> ranks;

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <thread>
@@ -178,6 +179,30 @@ std::string ChildProcess::describeExit() const {
   if (WIFEXITED(*status_)) return "exited (status " + std::to_string(WEXITSTATUS(*status_)) + ")";
   if (WIFSIGNALED(*status_)) return "killed by signal " + std::to_string(WTERMSIG(*status_));
   return "stopped";
+}
+
+ChildProcess::Output ChildProcess::readToEnd(std::chrono::milliseconds timeout) {
+  Output output;
+  bool outOpen = out_.valid(), errOpen = err_.valid();
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (outOpen || errOpen) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      output.timedOut = true;
+      break;
+    }
+    pollfd fds[2] = {{outOpen ? out_.get() : -1, POLLIN, 0}, {errOpen ? err_.get() : -1, POLLIN, 0}};
+    if (::poll(fds, 2, static_cast<int>(std::min<long long>(left.count(), 200))) < 0) continue;
+    char buf[4096];
+    for (int i = 0; i < 2; ++i) {
+      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      const ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
+      if (n > 0) (i == 0 ? output.out : output.err).append(buf, static_cast<std::size_t>(n));
+      else if (n == 0 || (errno != EAGAIN && errno != EINTR)) (i == 0 ? outOpen : errOpen) = false;
+    }
+  }
+  return output;
 }
 
 }  // namespace mpidbg::gdbmi

@@ -47,6 +47,17 @@ class ChildProcess {
   /// for buffer space. Error with strerror (e.g. "Broken pipe") or a
   /// timeout message; never raises SIGPIPE.
   Expected<void> writeAll(std::string_view data, std::chrono::milliseconds timeout);
+  /// What a child printed until it closed stdout and stderr, or until the
+  /// timeout.
+  struct Output {
+    std::string out;
+    std::string err;
+    bool timedOut = false;  ///< the timeout came first (the child is left as it is)
+  };
+  /// Reads the child's stdout and stderr until both reach end of file, for
+  /// at most `timeout`. For short-lived helpers (a one-shot gdb, scontrol).
+  Output readToEnd(std::chrono::milliseconds timeout);
+
   /// True while the child has not exited (reaps it with WNOHANG if it has).
   bool running();
   /// Waits up to `timeout` for the child to exit; true once it is reaped.
