@@ -181,3 +181,33 @@ slurm_openmpi_pmix() {
   check_contains "$out" "[0-2] exited with code 0" "status"
 }
 case_slurm_srun_pmix_runs_an_open_mpi_program() { with_slurm slurm_openmpi_pmix; }
+
+slurm_attach_step_body() {
+  env MPIDBG_IT_MARKER="$work" srun -N 1 -n 2 --mpi=pmi2 "$examples/hangs/recv_cycle" </dev/null \
+    >"$work/job.out" 2>"$work/job.err" &
+  local srun_pid=$! jobid="" i
+  for i in $(seq 1 200); do
+    jobid="$(squeue -h -o %i 2>/dev/null | head -1)"
+    [ -n "$jobid" ] && [ "$(pgrep -c -f "^$examples/hangs/recv_cycle")" -ge 2 ] && break
+    sleep 0.1
+  done
+  sleep 2  # the ranks reach their receives
+  run_mpidbg 120 attach --slurm "$jobid.0" -ex where -ex 'gdb 1 bt' -ex kill
+  local ok=0
+  check_rc 0 &&
+  check_contains "$out" "Attached to [0-1] of a job of 2 ranks (Slurm step $jobid.0): running, without the runtime" "the attach" &&
+  check_contains "$out" "main > MPI_Recv  [0-1]" "where" &&
+  check_contains "$out" " in main (" "gdb 1 bt" &&
+  check_contains "$out" "Killed the job." "kill" || ok=1
+  for i in $(seq 1 100); do kill -0 "$srun_pid" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$srun_pid" 2>/dev/null; then echo "    srun still runs 10 s after kill"; kill "$srun_pid"; ok=1; fi
+  wait "$srun_pid" 2>/dev/null
+  # A step that does not exist.
+  run_mpidbg 30 attach --slurm "$((jobid + 100)).0"
+  check_rc 69 && check_contains "$err" "cannot attach: scontrol listpids $((jobid + 100)).0 found no task on this node" "a missing step" || ok=1
+  return $ok
+}
+
+case_slurm_attach_to_a_step_without_runtime() {
+  with_slurm slurm_attach_step_body
+}
