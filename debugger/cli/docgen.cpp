@@ -197,6 +197,9 @@ void printMan(std::ostream& out) {
          ".B mpidbg\n"
          "[\\fIOPTIONS\\fR] \\fB\\-\\-\\fR \\fILAUNCHER\\fR [\\fIARGS\\fR...]\n"
          ".br\n"
+         ".B mpidbg attach\n"
+         "[\\fIOPTIONS\\fR] \\fIFILE\\fR | \\fB\\-\\-pid\\fR \\fILAUNCHER_PID\\fR | \\fB\\-\\-slurm\\fR \\fIJOBID\\fR[.\\fISTEP\\fR]\n"
+         ".br\n"
          ".B mpidbg core\n"
          "[\\fB\\-\\-mqs\\fR] [\\fB\\-\\-json\\fR] [\\fB\\-\\-mqs\\-dll\\fR \\fIPATH\\fR] \\fICORE\\fR...\n"
          ".br\n"
@@ -221,6 +224,13 @@ void printMan(std::ostream& out) {
          "states \\fBblocked\\fR, \\fBfrozen\\fR, \\fBrunning\\fR, \\fBexited\\fR, \\fBheld\\fR,\n"
          "\\fBin\\fR \\fIMPI_FUNCTION\\fR and \\fBat entry\\fR \\fINAME\\fR; and their algebra\n"
          "(S | T, S & T, S \\- T, ~S, parentheses).\n"
+         ".PP\n"
+         "\\fBmpidbg attach\\fR debugs a job it did not start. \\fIFILE\\fR is the attach file that rank 0\n"
+         "of a job started with libmpidbg\\-rt.so preloaded and \\fBMPIDBG_LISTEN=1\\fR names on its stderr:\n"
+         "every command works, and leaving detaches (the job runs on and can be attached again).\n"
+         "\\fB\\-\\-pid\\fR finds the ranks under a launcher (mpiexec, mpirun) on this host and\n"
+         "\\fB\\-\\-slurm\\fR a Slurm step's tasks on this node, without the runtime: where, gdb,\n"
+         "queues and hang work; breakpoints, freeze, step and objects need the runtime.\n"
          ".PP\n"
          "\\fBmpidbg core\\fR prints the message queues and the hang verdict of a job from its\n"
          "ranks' core files, read through the message\\-queue DLL (no job, no gdb).\n"
@@ -319,6 +329,12 @@ void printMan(std::ostream& out) {
       {"MPIDBG_RECORD, MPIDBG_REPLAY",
        "Set by --record and --replay; a job run without mpidbg, with libmpidbg-rt.so preloaded and these set "
        "to directories, records or replays by itself (a divergence then aborts the job with the report)."},
+      {"MPIDBG_LISTEN",
+       "1 in a job run without mpidbg, with libmpidbg-rt.so preloaded: every rank serves the debugger from "
+       "MPI_Init on and rank 0 writes an attach file for mpidbg attach."},
+      {"MPIDBG_ATTACH_FILE",
+       "Where rank 0 of a listening job writes its attach file (default $TMPDIR/mpidbg-UID/job-PID.attach; "
+       "mode 0600, as it holds the job's key)."},
       {"NO_COLOR", "When set to anything but the empty string, mpidbg prints no colors."},
   };
   for (const Option& e : environment) manItem(out, e.spelling, roff(e.meaning) + "\n");
@@ -341,7 +357,7 @@ void printMan(std::ostream& out) {
        "compared runs differ.");
   code(kExitLaunchFailed,
        "The job could not be started: launcher not found, the job ended before every rank registered, or "
-       "registration timed out.");
+       "registration timed out; for mpidbg attach, no rank could be attached.");
   code(kExitHang,
        "--hang-timeout: no rank made MPI progress for the timeout; the report was written and the job killed.");
   code(kExitInterrupted, "--hang-timeout: interrupted with Ctrl-C; the job was killed, no report written.");
@@ -354,6 +370,9 @@ void printMan(std::ostream& out) {
       << roff("mpidbg -ex run -ex 'wait 30' -ex status -ex kill -- mpiexec -n 4 ./app") << "\n"
       << roff("mpidbg --hang-timeout 60 --report hang.json -- mpiexec -n 4 ./app") << "\n"
       << roff("mpidbg --json -ex run -ex 'wait 30' -ex hang -- mpiexec -n 4 ./app") << "\n"
+      << roff("LD_PRELOAD=/usr/lib/mpidbg/libmpidbg-rt.so MPIDBG_LISTEN=1 mpiexec -n 4 ./app &") << "\n"
+      << roff("mpidbg attach /tmp/mpidbg-1000/job-4242.attach -ex hang") << "\n"
+      << roff("mpidbg attach --pid 4242 -ex where") << "\n"
       << roff("mpidbg core --mqs core.1234 core.1235") << "\n"
       << roff("mpidbg --record rec -- mpiexec -n 4 ./app; mpidbg --replay rec -- mpiexec -n 4 ./app") << "\n"
       << roff("mpidbg record compare rec replayed") << "\n"
