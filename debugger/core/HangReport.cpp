@@ -455,14 +455,16 @@ class Analyzer {
   /// call numbers or communicators, so the line says it is a guess.
   void compareFrames() {
     std::map<std::string, RankSet> byCall;
-    std::size_t withCall = 0;
+    std::size_t withCall = 0, read = 0;
     for (const auto& [rank, node] : nodes_) {
       if (!node.q) continue;
       if (!node.q->comms.empty()) return;
+      ++read;
       if (!node.q->call || (node.kind != Kind::Blocked && node.kind != Kind::Finalize)) continue;
       byCall[node.q->call->function].insert(rank);
       ++withCall;
     }
+    v_.framesOnly = read > 0;
     const std::string* collective = nullptr;
     std::size_t most = 0;
     for (const auto& [function, ranks] : byCall) {
@@ -622,8 +624,13 @@ std::string renderHang(const HangVerdict& v) {
   for (const auto& d : v.deadEnds) out += "Dead end: " + d + ".\n";
   for (const auto& [rank, doing] : v.culprits)
     out += "Waited for: rank " + std::to_string(rank) + " is " + doing + ".\n";
-  if (v.cycles.empty() && v.culprits.empty() && v.deadEnds.empty() && v.mismatches.empty())
-    out += "No cycle found: the ranks wait for each other without a closed loop (a rank may still be on its way).\n";
+  if (v.cycles.empty() && v.culprits.empty() && v.deadEnds.empty() && v.mismatches.empty()) {
+    if (v.framesOnly && v.edges.empty() && !v.noHang)
+      out += "Whom the blocked ranks wait for is unknown: their stack frames show the calls but not the "
+             "arguments (run the job with the runtime, MPIDBG_LISTEN=1, for the wait-for graph).\n";
+    else
+      out += "No cycle found: the ranks wait for each other without a closed loop (a rank may still be on its way).\n";
+  }
   if (!v.suggested.empty())
     out += "Look first at " + describeRanks(v.suggested) + ": gdb " + v.suggested.toString() + " bt\n";
   return out + renderSources(v);

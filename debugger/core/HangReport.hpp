@@ -66,6 +66,10 @@ struct HangVerdict {
   std::map<int, std::string> sources;
   /// True when nothing waits for anything: no rank is blocked in MPI.
   bool noHang = false;
+  /// True when every rank read was read from stack frames only (attached
+  /// by pid without a DLL's collective state): calls without arguments, so
+  /// point-to-point waits have no peer and the graph has no edges for them.
+  bool framesOnly = false;
 };
 
 /// Computes the verdict. Pure: no I/O, deterministic for a given input.

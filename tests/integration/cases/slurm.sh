@@ -192,11 +192,13 @@ slurm_attach_step_body() {
     sleep 0.1
   done
   sleep 2  # the ranks reach their receives
-  run_mpidbg 120 attach --slurm "$jobid.0" -ex where -ex 'gdb 1 bt' -ex kill
+  run_mpidbg 120 attach --slurm "$jobid.0" -ex where -ex hang -ex 'gdb 1 bt' -ex kill
   local ok=0
   check_rc 0 &&
   check_contains "$out" "Attached to [0-1] of a job of 2 ranks (Slurm step $jobid.0): running, without the runtime" "the attach" &&
   check_contains "$out" "main > MPI_Recv  [0-1]" "where" &&
+  check_contains "$out" "[0-1] blocked in MPI_Recv" "hang" &&
+  check_contains "$out" "Whom the blocked ranks wait for is unknown" "hang without arguments" &&
   check_contains "$out" " in main (" "gdb 1 bt" &&
   check_contains "$out" "Killed the job." "kill" || ok=1
   for i in $(seq 1 100); do kill -0 "$srun_pid" 2>/dev/null || break; sleep 0.1; done

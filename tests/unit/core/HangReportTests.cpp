@@ -353,6 +353,15 @@ TEST_CASE("hang: from stack frames only, ranks outside the majority's collective
     in.ranks[4] = framesOnly(4, "MPI_Allreduce");
     CHECK(analyzeHang(in).mismatches.empty());
   }
+  SECTION("receives without arguments: the report says the peers are unknown, not that there is no cycle") {
+    for (int r = 0; r < 5; ++r) in.ranks[static_cast<std::size_t>(r)] = framesOnly(r, "MPI_Recv");
+    const HangVerdict recvs = analyzeHang(in);
+    CHECK(recvs.framesOnly);
+    CHECK(recvs.edges.empty());
+    const std::string text = renderHang(recvs);
+    CHECK(text.find("Whom the blocked ranks wait for is unknown") != std::string::npos);
+    CHECK(text.find("No cycle found") == std::string::npos);
+  }
   SECTION("a rank with collective state turns the guess off") {
     in.ranks[0].comms.push_back(world(0, 5, 1));
     for (const auto& m : analyzeHang(in).mismatches) CHECK(m.find("from stack frames only") == std::string::npos);
