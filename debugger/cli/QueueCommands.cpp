@@ -65,15 +65,7 @@ CommandResult doCollectives(Context& ctx, std::string_view args) {
   const auto views = ctx.debugger.views();
   // From the queue state: live ranks over CCS, ranks held by gdb from memory.
   const core::HangInput input = ctx.debugger.queueStates();
-  std::map<int, std::vector<ccs::proto::CommState>> states;
-  for (const auto& q : input.ranks) {
-    if (!q.error.empty()) continue;
-    auto& list = states[q.worldRank];
-    for (const auto& c : q.comms) {
-      list.push_back(c.state);
-      list.back().worldRank = q.worldRank;
-    }
-  }
+  const auto states = core::commStatesOf(input);
   CommandResult result;
   result.text = core::renderCollectives(views, states, ctx.settings.blockedAfter);
   result.data = core::collectivesToJson(views, states, ctx.settings.blockedAfter);

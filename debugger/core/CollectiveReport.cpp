@@ -213,4 +213,17 @@ nlohmann::json collectivesToJson(const std::vector<RankView>& views,
           {"answered", !states.empty()}};
 }
 
+std::map<int, std::vector<proto::CommState>> commStatesOf(const HangInput& input) {
+  std::map<int, std::vector<proto::CommState>> states;
+  for (const auto& q : input.ranks) {
+    if (!q.error.empty()) continue;
+    auto& list = states[q.worldRank];
+    for (const auto& c : q.comms) {
+      list.push_back(c.state);
+      list.back().worldRank = q.worldRank;
+    }
+  }
+  return states;
+}
+
 }  // namespace mpidbg::core

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ccs/RankProtocol.hpp"
+#include "debugger/core/HangReport.hpp"
 #include "debugger/core/StatusReport.hpp"
 
 namespace mpidbg::core {
@@ -39,5 +40,11 @@ std::string renderCollectives(const std::vector<RankView>& views,
 nlohmann::json collectivesToJson(const std::vector<RankView>& views,
                                  const std::map<int, std::vector<ccs::proto::CommState>>& states,
                                  std::chrono::milliseconds blockedAfter);
+
+/// The collective counters `renderCollectives` takes, from the queue state
+/// of `queueStates()` (live ranks over CCS, held ranks from memory): each
+/// rank's communicators with their worldRank set to it; ranks whose read
+/// failed are left out.
+std::map<int, std::vector<ccs::proto::CommState>> commStatesOf(const HangInput& input);
 
 }  // namespace mpidbg::core

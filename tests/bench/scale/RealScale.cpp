@@ -58,15 +58,7 @@ Timed runCollectives(core::Debugger& debugger, long n) {
   return timed([&] {
     const auto views = debugger.views();
     const core::HangInput input = debugger.queueStates();
-    std::map<int, std::vector<ccs::proto::CommState>> states;
-    for (const auto& q : input.ranks) {
-      if (!q.error.empty()) continue;
-      auto& list = states[q.worldRank];
-      for (const auto& c : q.comms) {
-        list.push_back(c.state);
-        list.back().worldRank = q.worldRank;
-      }
-    }
+    const auto states = core::commStatesOf(input);
     const std::string text = core::renderCollectives(views, states, kBlockedAfter);
     if (text.find("MPI_Allreduce") == std::string::npos)
       return "collectives does not name MPI_Allreduce:\n" + text;

@@ -23,12 +23,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "GdbBaseline.hpp"
+#include "../scale/CollSkipChecks.hpp"
 #include "debugger/core/Debugger.hpp"
 #include "debugger/core/StackQuery.hpp"
 #include "debugger/core/stacks/StackRender.hpp"
@@ -105,25 +105,6 @@ WhereRun timeColdWhere(core::Debugger& debugger) {
   }
   run.ms = ms(Clock::now() - start);
   return run;
-}
-
-/// True when `leaves` (renderLeaves' lines "main > ... > LEAF  [RANKS]") has
-/// MPI_Allreduce for ranks [0-(n-2)] and MPI_Recv for rank n-1, as
-/// coll_skip leaves them.
-bool expectedLeaves(const std::string& leaves, long n) {
-  std::map<std::string, std::string> ranksByLeaf;
-  std::stringstream in(leaves);
-  for (std::string line; std::getline(in, line);) {
-    const auto split = line.rfind("  [");
-    if (split == std::string::npos) continue;
-    const std::string path = line.substr(0, split);
-    const auto arrow = path.rfind(" > ");
-    ranksByLeaf[arrow == std::string::npos ? path : path.substr(arrow + 3)] =
-        line.substr(split + 2);
-  }
-  const std::string others = n == 2 ? "[0]" : "[0-" + std::to_string(n - 2) + "]";
-  return ranksByLeaf["MPI_Allreduce"] == others &&
-         ranksByLeaf["MPI_Recv"] == "[" + std::to_string(n - 1) + "]";
 }
 
 /// `k` pids of `pids` spread evenly from the first to the last (all when k
@@ -214,7 +195,7 @@ int main(int argc, char** argv) {
             cold.push_back(c.ms);
             warmMs.push_back(w.ms);
             for (const WhereRun* r : {&c, &w}) {
-              if (expectedLeaves(r->text, n) && r->viaGdb == 0 && r->failed == 0) continue;
+              if (bench::checkWhere(r->text, n, r->viaGdb, r->failed).empty()) continue;
               std::printf(
                   "  %ld ranks, idle-wait %s: unexpected `where` (%zu via gdb, %zu failed):\n%s", n,
                   mode.c_str(), r->viaGdb, r->failed, r->text.c_str());
