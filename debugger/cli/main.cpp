@@ -318,6 +318,14 @@ int main(int argc, char** argv) {
   debugger.useTree = !direct;
   debugger.treeFanOut = fanOut;
 
+  // The session's commands: -x/-ex, else stdin as a script, else the prompt.
+  auto runCommands = [&](cli::Context& context) {
+    context.settings.blockedAfter = std::chrono::milliseconds(blockedAfterMs);
+    return stdinScript ? cli::runScript(context, std::cin)
+           : batch     ? cli::runScript(context, script)
+                       : cli::runRepl(context);
+  };
+
   if (attachMode) {
     Expected<void> attached;
     std::string what = attachFile, note = "running ('freeze all' stops them; leaving detaches).";
@@ -367,10 +375,7 @@ int main(int argc, char** argv) {
     else
       console.print(text);
     cli::Context context{debugger, console, {}};
-    context.settings.blockedAfter = std::chrono::milliseconds(blockedAfterMs);
-    const bool ok = stdinScript ? cli::runScript(context, std::cin)
-                    : batch     ? cli::runScript(context, script)
-                                : cli::runRepl(context);
+    const bool ok = runCommands(context);
     if (debugger.attached() && debugger.jobAlive()) {
       debugger.detach();
       const std::string left = "Detached from the job; it runs on (attach again with: mpidbg attach " +
@@ -421,10 +426,7 @@ int main(int argc, char** argv) {
   if (triage.enabled()) return cli::runHangTriage(debugger, console, triage);
 
   cli::Context context{debugger, console, {}};
-  context.settings.blockedAfter = std::chrono::milliseconds(blockedAfterMs);
-  const bool ok = stdinScript ? cli::runScript(context, std::cin)
-                  : batch     ? cli::runScript(context, script)
-                              : cli::runRepl(context);
+  const bool ok = runCommands(context);
 
   int exitCode = ok ? cli::kExitOk : cli::kExitCommandFailed;
   if (debugger.hasJob()) {

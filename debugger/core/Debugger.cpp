@@ -155,13 +155,15 @@ Expected<void> Debugger::attach(const AttachOptions& options, const Progress& pr
                        requestTimeout);
   // Why each rank could not be attached, grouped by reason.
   std::map<std::string, RankSet> refused;
+  RankSet answered;
   for (const auto& [rank, reply] : replies) {
     std::string why;
     if (!reply) why = reply.error().message;
     else if (const std::string answer(reply->begin(), reply->end()); answer != "ok\n")
       why = answer.starts_with("error: ") ? answer.substr(7, answer.find_last_not_of('\n') - 6)
                                           : "unexpected answer '" + answer.substr(0, 40) + "'";
-    if (!why.empty()) refused[why].insert(rank);
+    if (why.empty()) answered.insert(rank);
+    else refused[why].insert(rank);
   }
   for (int r = 0; r < file->size; ++r)
     if (!replies.count(r)) refused["not in the attach file (its server did not start)"].insert(r);
@@ -170,9 +172,6 @@ Expected<void> Debugger::attach(const AttachOptions& options, const Progress& pr
     for (const auto& [why, set] : refused) out += (out.empty() ? "" : "; ") + set.toString() + ": " + why;
     return out;
   };
-  RankSet answered;
-  for (const auto& [rank, reply] : replies)
-    if (reply && std::string(reply->begin(), reply->end()) == "ok\n") answered.insert(rank);
   if (answered.empty()) {
     hub_.reset();
     channels_.reset();
