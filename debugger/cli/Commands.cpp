@@ -253,48 +253,53 @@ CommandResult doRanks(Context& ctx, std::string_view args) {
   if (!ranks) return CommandResult::failure(ranks.error().message);
   CommandResult result;
   const auto snapshot = ctx.debugger.job().snapshot();
-  // Ranks under a PMIx server also show the node as the launcher names it
-  // and their PMIx rank (column "pmix": NAMESPACE:RANK, * when the rank
-  // published its endpoint there).
+  // Ranks whose launcher names their node (a PMIx server, an MPIR process
+  // table) also show it; ranks under PMIx their PMIx rank too (column
+  // "pmix": NAMESPACE:RANK, * when the rank published its endpoint there).
   const bool pmix = std::any_of(snapshot.begin(), snapshot.end(),
                                 [](const core::RankInfo& i) { return !i.pmixNamespace.empty(); });
-  char line[512];
-  if (pmix)
-    std::snprintf(line, sizeof line, "%-6s %-20s %-8s %-22s %-8s %-24s %s\n", "rank", "host", "pid", "ccs", "node",
-                  "pmix", "life");
-  else
-    std::snprintf(line, sizeof line, "%-6s %-20s %-8s %-22s %s\n", "rank", "host", "pid", "ccs", "life");
-  result.text = line;
+  const bool nodes = pmix || std::any_of(snapshot.begin(), snapshot.end(),
+                                         [](const core::RankInfo& i) { return !i.node.empty(); });
+  auto row = [&](const std::string& rank, const std::string& host, const std::string& pid, const std::string& ccs,
+                 const std::string& node, const std::string& id, const std::string& life) {
+    char line[512];
+    if (pmix)
+      std::snprintf(line, sizeof line, "%-6s %-20s %-8s %-22s %-8s %-24s %s\n", rank.c_str(), host.c_str(),
+                    pid.c_str(), ccs.c_str(), node.c_str(), id.c_str(), life.c_str());
+    else if (nodes)
+      std::snprintf(line, sizeof line, "%-6s %-20s %-8s %-22s %-8s %s\n", rank.c_str(), host.c_str(), pid.c_str(),
+                    ccs.c_str(), node.c_str(), life.c_str());
+    else
+      std::snprintf(line, sizeof line, "%-6s %-20s %-8s %-22s %s\n", rank.c_str(), host.c_str(), pid.c_str(),
+                    ccs.c_str(), life.c_str());
+    result.text += line;
+  };
+  row("rank", "host", "pid", "ccs", "node", "pmix", "life");
   result.data = {{"size", ctx.debugger.job().size()}, {"per_rank", nlohmann::json::array()}};
   for (const auto& info : snapshot) {
     if (!ranks->contains(info.rank)) continue;
     std::string life = info.ended() ? info.describeEnd() : info.heldByGdb ? "held by gdb" : "live";
-    nlohmann::json row = {{"rank", info.rank},
-                          {"host", info.host},
-                          {"pid", static_cast<int>(info.pid)},
-                          {"ccs", info.endpoint.toString()},
-                          {"life", life},
-                          {"held", info.heldByGdb},
-                          {"ended", info.ended()}};
+    // A rank attached without the runtime has no CCS server.
+    const std::string ccs = info.noRuntime ? std::string("-") : info.endpoint.toString();
+    nlohmann::json json = {{"rank", info.rank},
+                           {"host", info.host},
+                           {"pid", static_cast<int>(info.pid)},
+                           {"ccs", ccs},
+                           {"life", life},
+                           {"held", info.heldByGdb},
+                           {"ended", info.ended()}};
+    if (!info.node.empty()) json["node"] = info.node;
     if (!info.pmixNamespace.empty())
-      row["pmix"] = {{"namespace", info.pmixNamespace},
-                     {"rank", info.pmixRank},
-                     {"node", info.node},
-                     {"published", info.pmixPublished}};
-    result.data["per_rank"].push_back(std::move(row));
-    if (pmix) {
-      const std::string id = info.pmixNamespace.empty()
-                                 ? std::string("-")
-                                 : info.pmixNamespace + ":" + std::to_string(info.pmixRank) +
-                                       (info.pmixPublished ? "*" : "");
-      std::snprintf(line, sizeof line, "%-6d %-20s %-8d %-22s %-8s %-24s %s\n", info.rank, info.host.c_str(),
-                    static_cast<int>(info.pid), info.endpoint.toString().c_str(),
-                    info.node.empty() ? "-" : info.node.c_str(), id.c_str(), life.c_str());
-    } else {
-      std::snprintf(line, sizeof line, "%-6d %-20s %-8d %-22s %s\n", info.rank, info.host.c_str(),
-                    static_cast<int>(info.pid), info.endpoint.toString().c_str(), life.c_str());
-    }
-    result.text += line;
+      json["pmix"] = {{"namespace", info.pmixNamespace},
+                      {"rank", info.pmixRank},
+                      {"node", info.node},
+                      {"published", info.pmixPublished}};
+    result.data["per_rank"].push_back(std::move(json));
+    const std::string id = info.pmixNamespace.empty() ? std::string("-")
+                                                      : info.pmixNamespace + ":" + std::to_string(info.pmixRank) +
+                                                            (info.pmixPublished ? "*" : "");
+    row(std::to_string(info.rank), info.host, std::to_string(static_cast<int>(info.pid)), ccs,
+        info.node.empty() ? "-" : info.node, id, life);
   }
   return result;
 }

@@ -224,8 +224,9 @@ int main(int argc, char** argv) {
                    "The attach file of a job started with the runtime preloaded and MPIDBG_LISTEN=1")
         ->type_name("FILE");
     app.add_option("--pid", attachPid,
-                   "Attach to the ranks under this launcher process (mpiexec, mpirun) on this host, without "
-                   "the runtime: where, gdb, queues and hang work; breakpoints, freeze and objects need the runtime")
+                   "Attach to the ranks of this launcher process on this host, without the runtime: from its "
+                   "MPIR_proctable (srun; mpirun started under a debugger), else the ranks under it (mpiexec, "
+                   "mpirun). where, gdb, queues and hang work; breakpoints, freeze and objects need the runtime")
         ->type_name("PID")
         ->check(CLI::PositiveNumber);
     app.add_option("--slurm", attachSlurm,
@@ -342,9 +343,20 @@ int main(int argc, char** argv) {
           [] { return cli::g_interrupted.load(); });
       console.endProgress();
     } else {
-      auto found = attachPid > 0 ? core::ranksUnderLauncher(static_cast<pid_t>(attachPid))
-                                 : core::ranksOfSlurmStep(attachSlurm);
-      what = attachPid > 0 ? "pid " + std::to_string(attachPid) : "Slurm step " + attachSlurm;
+      Expected<std::vector<core::FoundRank>> found;
+      if (attachPid > 0) {
+        auto ofLauncher = core::ranksOfLauncher(static_cast<pid_t>(attachPid));
+        what = "pid " + std::to_string(attachPid);
+        if (ofLauncher) {
+          if (ofLauncher->second == core::LauncherSource::MpirProctable) what += ", from its MPIR_proctable";
+          found = std::move(ofLauncher->first);
+        } else {
+          found = std::unexpected(ofLauncher.error());
+        }
+      } else {
+        found = core::ranksOfSlurmStep(attachSlurm);
+        what = "Slurm step " + attachSlurm;
+      }
       if (!found) {
         attached = std::unexpected(found.error());
       } else {

@@ -209,7 +209,7 @@ Expected<void> Debugger::attachProcesses(const std::vector<FoundRank>& ranks, in
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
   for (const FoundRank& r : ranks)
-    if (auto added = job_.addProcess(r.rank, size, r.pid, host); !added) return added;
+    if (auto added = job_.addProcess(r.rank, size, r.pid, host, r.node); !added) return added;
   attached_ = true;
   return {};
 }

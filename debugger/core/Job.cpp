@@ -73,7 +73,7 @@ Expected<void> Job::addRank(const ccs::proto::Registration& r) {
   return {};
 }
 
-Expected<void> Job::addProcess(int rank, int size, pid_t pid, const std::string& host) {
+Expected<void> Job::addProcess(int rank, int size, pid_t pid, const std::string& host, const std::string& node) {
   ccs::proto::Registration r;
   r.rank = rank;
   r.size = size;
@@ -83,6 +83,7 @@ Expected<void> Job::addProcess(int rank, int size, pid_t pid, const std::string&
   std::lock_guard lock(mutex_);
   RankInfo& info = ranks_[rank];
   info.noRuntime = true;
+  info.node = node;
   info.endpoint = ccs::Endpoint{};
   return {};
 }

@@ -95,8 +95,10 @@ class Job {
   /// that disagrees with earlier registrations.
   Expected<void> addRank(const ccs::proto::Registration& r);
   /// Records a rank found by pid, without a runtime (RankInfo::noRuntime),
-  /// on host `host`. Same errors as addRank.
-  Expected<void> addProcess(int rank, int size, pid_t pid, const std::string& host);
+  /// on host `host` (this one: its pid is a local process), on the node its
+  /// launcher calls `node` (RankInfo::node; empty when not told). Same errors
+  /// as addRank.
+  Expected<void> addProcess(int rank, int size, pid_t pid, const std::string& host, const std::string& node = {});
   /// Applies an event from `rank`'s channel.
   void applyEvent(int rank, const ccs::proto::Event& event);
   /// The rank's channel closed.

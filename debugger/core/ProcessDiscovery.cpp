@@ -16,6 +16,7 @@
 #include <map>
 #include <sstream>
 
+#include "debugger/core/Mpir.hpp"
 #include "debugger/gdbmi/ChildProcess.hpp"
 
 namespace mpidbg::core {
@@ -149,6 +150,58 @@ Expected<std::vector<FoundRank>> ranksUnderLauncher(pid_t launcher) {
                 ")");
   std::sort(ranks.begin(), ranks.end(), [](const FoundRank& a, const FoundRank& b) { return a.rank < b.rank; });
   return ranks;
+}
+
+Expected<std::vector<FoundRank>> ranksFromMpir(pid_t launcher) {
+  struct stat st {};
+  if (launcher <= 0 || ::stat(("/proc/" + std::to_string(launcher)).c_str(), &st) != 0)
+    return fail("no process " + std::to_string(launcher));
+  auto table = readMpirProctable(launcher);
+  if (!table) return std::unexpected(table.error());
+  const int size = static_cast<int>(table->size());
+  std::vector<FoundRank> ranks;
+  std::vector<std::string> hosts;
+  for (int rank = 0; rank < size; ++rank) {
+    const MpirProcess& entry = (*table)[static_cast<std::size_t>(rank)];
+    if (std::find(hosts.begin(), hosts.end(), entry.host) == hosts.end()) hosts.push_back(entry.host);
+    bool unreadable = false;
+    auto found = rankOfProcess(entry.pid, unreadable);
+    if (found && found->rank != rank) continue;  // another host's pid, here some other rank's
+    if (!found) {
+      // No rank in its environment: the same program, or not ours.
+      std::error_code ec;
+      const auto exe = std::filesystem::read_symlink("/proc/" + std::to_string(entry.pid) + "/exe", ec);
+      if (ec || entry.executable.empty() ||
+          exe.filename() != std::filesystem::path(entry.executable).filename())
+        continue;
+      found = FoundRank{};
+      found->pid = entry.pid;
+      found->executable = exe.string();
+      found->hasRuntime =
+          readWhole("/proc/" + std::to_string(entry.pid) + "/maps").find("libmpidbg-rt") != std::string::npos;
+    }
+    found->rank = rank;
+    found->size = size;
+    found->node = entry.host;
+    ranks.push_back(std::move(*found));
+  }
+  if (ranks.empty()) {
+    std::string names;
+    for (std::size_t i = 0; i < hosts.size() && i < 8; ++i) names += (i == 0 ? "" : ", ") + hosts[i];
+    if (hosts.size() > 8) names += ", ...";
+    return fail("the MPIR_proctable of pid " + std::to_string(launcher) + " lists " + std::to_string(size) +
+                " ranks on " + names + ", none of them a process on this host");
+  }
+  return ranks;
+}
+
+Expected<std::pair<std::vector<FoundRank>, LauncherSource>> ranksOfLauncher(pid_t launcher) {
+  auto fromMpir = ranksFromMpir(launcher);
+  if (fromMpir) return std::pair{std::move(*fromMpir), LauncherSource::MpirProctable};
+  auto fromTree = ranksUnderLauncher(launcher);
+  if (fromTree) return std::pair{std::move(*fromTree), LauncherSource::ProcessTree};
+  if (fromMpir.error().message.starts_with("no process ")) return std::unexpected(fromTree.error());
+  return fail(fromTree.error().message + "; and MPIR did not serve: " + fromMpir.error().message);
 }
 
 Expected<std::vector<FoundRank>> ranksOfSlurmStep(const std::string& step) {

@@ -20,6 +20,7 @@ struct FoundRank {
   pid_t pid = 0;
   std::string executable;  ///< /proc/PID/exe
   bool hasRuntime = false; ///< libmpidbg-rt is mapped into it
+  std::string node;        ///< the node as its launcher names it (MPIR host_name); empty when not told
 };
 
 /// The rank of a process from the variables its launcher put in its
@@ -39,6 +40,24 @@ std::optional<FoundRank> rankFromEnvironment(std::string_view environ);
 /// rank (not an MPI launcher, or the ranks run on other hosts); two
 /// processes claim one rank.
 Expected<std::vector<FoundRank>> ranksUnderLauncher(pid_t launcher);
+
+/// The ranks on this host of the job of launcher `launcher` (srun, an Open
+/// MPI mpirun started under a debugger), from the launcher's MPIR_proctable
+/// (readMpirProctable): entry i is rank i; an entry is on this host when a
+/// live process has its pid and either names rank i in its environment or,
+/// naming no rank, runs an executable of the entry's file name. FoundRank::node
+/// is the entry's host name, FoundRank::size the table's size. Errors: those of
+/// readMpirProctable; no entry is on this host (naming the hosts).
+Expected<std::vector<FoundRank>> ranksFromMpir(pid_t launcher);
+
+/// How ranksOfLauncher found the ranks.
+enum class LauncherSource { MpirProctable, ProcessTree };
+
+/// The ranks of launcher `launcher`: from its MPIR_proctable when it has a
+/// filled one (ranksFromMpir), else from its process tree
+/// (ranksUnderLauncher). Errors: the process tree's, with why MPIR did not
+/// serve appended.
+Expected<std::pair<std::vector<FoundRank>, LauncherSource>> ranksOfLauncher(pid_t launcher);
 
 /// The ranks of Slurm job step `step` ("JOBID" or "JOBID.STEP") on this
 /// node, from `scontrol listpids STEP` (its GLOBALID column is the rank,

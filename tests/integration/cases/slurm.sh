@@ -213,3 +213,34 @@ slurm_attach_step_body() {
 case_slurm_attach_to_a_step_without_runtime() {
   with_slurm slurm_attach_step_body
 }
+
+# srun's MPIR process table (MPIR_proctable: host, executable, pid per rank)
+# read from outside by `mpidbg attach --pid SRUN_PID`: the ranks of both fake
+# nodes, with the node srun names each on.
+slurm_attach_mpir_body() {
+  env MPIDBG_IT_MARKER="$work" srun -N 2 -n 4 --mpi=pmi2 "$examples/hangs/recv_cycle" </dev/null \
+    >"$work/job.out" 2>"$work/job.err" &
+  local srun_pid=$! i
+  for i in $(seq 1 200); do
+    [ "$(pgrep -c -f "^$examples/hangs/recv_cycle")" -ge 4 ] && break
+    sleep 0.1
+  done
+  sleep 2  # the ranks reach their receives
+  run_mpidbg 120 attach --pid "$srun_pid" -ex ranks -ex where -ex hang -ex kill
+  local ok=0
+  check_rc 0 &&
+  check_contains "$out" "Attached to [0-3] of a job of 4 ranks (pid $srun_pid, from its MPIR_proctable): running, without the runtime" "the attach" &&
+  check_matches "$out" '^0 +[^ ]+ +[0-9]+ +- +n1 +live' "rank 0 on node n1, no CCS endpoint" &&
+  check_matches "$out" '^3 +[^ ]+ +[0-9]+ +- +n2 +live' "rank 3 on node n2" &&
+  check_contains "$out" "main > MPI_Recv  [0-1]" "where" &&
+  check_contains "$out" "[0-1] blocked in MPI_Recv" "hang" &&
+  check_contains "$out" "Killed the job." "kill" || ok=1
+  for i in $(seq 1 100); do kill -0 "$srun_pid" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$srun_pid" 2>/dev/null; then echo "    srun still runs 10 s after kill"; kill "$srun_pid"; ok=1; fi
+  wait "$srun_pid" 2>/dev/null
+  return $ok
+}
+
+case_slurm_attach_by_srun_pid_through_mpir() {
+  with_slurm slurm_attach_mpir_body
+}
