@@ -232,6 +232,7 @@ std::string encode(const Registration& r, bool withMac) {
   put(w, "host", r.host);
   putInt(w, "pid", r.pid);
   putInt(w, "port", r.port);
+  if (!r.address.empty()) put(w, "address", r.address);
   put(w, "mpi", r.mpiLibrary);
   putInt(w, "threadlevel", r.threadLevel);
   if (!r.pmixNamespace.empty()) {
@@ -256,6 +257,7 @@ Expected<Registration> decodeRegistration(std::string_view text) {
   MPIDBG_TRY_ASSIGN(g.host, r.text("host"));
   MPIDBG_TRY_ASSIGN(g.pid, r.integer<std::int32_t>("pid"));
   MPIDBG_TRY_ASSIGN(g.port, r.integer<std::uint16_t>("port"));
+  g.address = r.text("address", "");
   MPIDBG_TRY_ASSIGN(g.mpiLibrary, r.text("mpi"));
   MPIDBG_TRY_ASSIGN(g.threadLevel, r.integer<std::int32_t>("threadlevel"));
   if (r.has("pmix_nspace")) {

@@ -115,6 +115,11 @@ struct Registration {
   std::string host;
   std::int32_t pid = 0;
   std::uint16_t port = 0;
+  /// The address the rank's CCS server is bound to (key "address";
+  /// optional, absent from older runtimes): the front end connects there.
+  /// Empty, 0.0.0.0 or :: (a wildcard bind) leave the front end to use
+  /// 127.0.0.1.
+  std::string address;
   std::string mpiLibrary;
   std::int32_t threadLevel = 0;
   /// From the PMIx server the rank runs under (keys pmix_nspace, pmix_rank,

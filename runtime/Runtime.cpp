@@ -4,6 +4,9 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -105,6 +108,50 @@ std::string hostName() {
   return name;
 }
 
+/// The IPv4 address `name` resolves to (a numeric address or a host name),
+/// or empty when it does not resolve.
+std::string ipv4Of(const std::string& name) {
+  if (name.empty()) return {};
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (::getaddrinfo(name.c_str(), nullptr, &hints, &found) != 0 || found == nullptr) return {};
+  char text[INET_ADDRSTRLEN] = {};
+  const auto* in = reinterpret_cast<const sockaddr_in*>(found->ai_addr);
+  const bool ok = ::inet_ntop(AF_INET, &in->sin_addr, text, sizeof text) != nullptr;
+  ::freeaddrinfo(found);
+  return ok ? text : std::string();
+}
+
+/// The host this rank's launcher placed it on, by the name the launcher
+/// uses: Hydra's MPIR_CVAR_CH3_INTERFACE_HOSTNAME (its -hosts entry for the
+/// rank), Slurm's SLURMD_NODENAME, else this machine's host name.
+std::string launcherHostName() {
+  for (const char* name : {"MPIR_CVAR_CH3_INTERFACE_HOSTNAME", "SLURMD_NODENAME"})
+    if (const char* value = std::getenv(name); value && *value) return value;
+  return hostName();
+}
+
+/// The address the CCS server binds. MPIDBG_CCS_BIND names it: an address,
+/// or "host" for the address of the host the launcher placed the rank on
+/// (launcherHostName; a real interface when that is a cluster node). Unset:
+/// loopback — the launcher's host when that is a loopback address (Hydra's
+/// `-hosts localhost,127.0.0.2` on one machine), else 127.0.0.1.
+Expected<std::string> bindAddress() {
+  const std::string asked = envOr("MPIDBG_CCS_BIND", "");
+  if (asked == "host") {
+    const std::string host = launcherHostName();
+    std::string address = ipv4Of(host);
+    if (address.empty()) return fail("MPIDBG_CCS_BIND=host: this rank's host '" + host + "' has no IPv4 address");
+    return address;
+  }
+  if (!asked.empty()) return asked;
+  if (const char* hydraHost = std::getenv("MPIR_CVAR_CH3_INTERFACE_HOSTNAME"); hydraHost && *hydraHost)
+    if (const std::string address = ipv4Of(hydraHost); address.starts_with("127.")) return address;
+  return std::string("127.0.0.1");
+}
+
 /// Under srun without an MPI plugin (no `--mpi=pmi2`; Slurm's own default is
 /// MpiDefault=none) MPICH finds no PMI, so each task is a job of its own,
 /// rank 0 of 1, and the front end sees one rank where srun started many.
@@ -194,7 +241,9 @@ Expected<void> Runtime::startServer(const std::vector<std::uint8_t>& key) {
   }
 
   ccs::ServerOptions options;
-  options.bindAddress = envOr("MPIDBG_CCS_BIND", "127.0.0.1");
+  auto address = bindAddress();
+  if (!address) return std::unexpected(address.error());
+  options.bindAddress = std::move(*address);
   options.port = 0;
   options.pe = rank_;
   // TLS 1.3 with the session key unless plain CCS was asked for explicitly
@@ -234,6 +283,7 @@ Expected<void> Runtime::registerWith(const ccs::Endpoint& where) {
   reg.host = hostName();
   reg.pid = static_cast<std::int32_t>(::getpid());
   reg.port = server_->endpoint().port;
+  reg.address = server_->endpoint().host;
   reg.mpiLibrary = mpiLibrary();
   reg.threadLevel = threadLevel_;
   // Under a PMIx server: its facts, and the endpoint published for tools.

@@ -326,7 +326,9 @@ void printMan(std::ostream& out) {
        "auto (default), always or never: whether gdb reaches a rank through gdbserver on the rank's host "
        "(auto: when the rank is on another host) or attaches by pid."},
       {"MPIDBG_GDBSERVER", "The gdbserver a rank starts for remote gdb (default: gdbserver in the rank's PATH)."},
-      {"MPIDBG_CCS_BIND", "The interface each rank's CCS server binds (default 127.0.0.1)."},
+      {"MPIDBG_CCS_BIND", "The address each rank's CCS server binds; host: the address of the host its launcher "
+                          "placed it on. Default: loopback (127.0.0.1, or the loopback address Hydra names as "
+                          "the rank's host)."},
       {"MPIDBG_RECORD, MPIDBG_REPLAY",
        "Set by --record and --replay; a job run without mpidbg, with libmpidbg-rt.so preloaded and these set "
        "to directories, records or replays by itself (a divergence then aborts the job with the report)."},

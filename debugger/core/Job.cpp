@@ -60,8 +60,10 @@ Expected<void> Job::addRank(const ccs::proto::Registration& r) {
   info.rank = r.rank;
   info.host = r.host;
   info.pid = r.pid;
-  // Runtime servers bind loopback by default; every rank is on this host for now.
-  info.endpoint = ccs::Endpoint{"127.0.0.1", r.port};
+  // Where the rank's server is bound; a wildcard bind (MPIDBG_CCS_BIND=0.0.0.0)
+  // answers on loopback too.
+  const bool wildcard = r.address.empty() || r.address == "0.0.0.0" || r.address == "::";
+  info.endpoint = ccs::Endpoint{wildcard ? std::string("127.0.0.1") : r.address, r.port};
   info.mpiLibrary = r.mpiLibrary;
   info.node = r.node;
   info.pmixNamespace = r.pmixNamespace;

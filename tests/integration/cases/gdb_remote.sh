@@ -15,12 +15,15 @@ marked_gdbservers() {
 }
 
 case_gdb_remote_bt_through_gdbserver_then_detach() {
-  MPIDBG_GDB_REMOTE=always run_mpidbg 180 -ex 'gdb [2-3] bt' -ex 'gdb 3 info inferiors' -ex status \
+  MPIDBG_GDB_REMOTE=always run_mpidbg 180 -ex ranks -ex 'gdb [2-3] bt' -ex 'gdb 3 info inferiors' -ex status \
     -ex 'gdb detach all' -ex status -ex run -ex wait -- "$mpiexec" "${two_hosts[@]}" -n 4 "$examples/ring"
   check_rc 0 &&
+  # Hydra places ranks 1 and 3 on "host" 127.0.0.2: their servers bind it.
+  check_matches "$out" '^1 +[^ ]+ +[0-9]+ +127\.0\.0\.2:[0-9]+ ' "rank 1's CCS server on its host's address" &&
+  check_matches "$out" '^2 +[^ ]+ +[0-9]+ +127\.0\.0\.1:[0-9]+ ' "rank 2's CCS server on localhost" &&
   check_contains "$out" " in main (" "gdb bt (a real frame of the rank)" &&
   check_contains "$out" "MPI_Init" "gdb bt (frozen in MPI_Init)" &&
-  check_contains "$out" "extended-remote 127.0.0.1:" "info inferiors (connected through gdbserver)" &&
+  check_contains "$out" "extended-remote 127.0.0.2:" "info inferiors (through gdbserver on rank 3's host)" &&
   check_contains "$out" "[2-3] stopped by gdb" "status while gdb holds the ranks" &&
   check_contains "$out" "[2-3] detached" "gdb detach" &&
   check_contains "$out" "[0-3] frozen" "status after detach" &&
@@ -92,7 +95,7 @@ case_gdb_remote_unused_gdbserver_is_stopped() {
   after="$(marked_gdbservers)"
   send_command 'status 1' '^\[1\] frozen' || true
   end_session
-  check_contains "$reply" "host=127.0.0.1" "the runtime's reply" &&
+  check_contains "$reply" "host=127.0.0.2" "the runtime's reply (gdbserver on rank 1's host address)" &&
   check_contains "$reply" "pid=$pid" "the runtime's reply" &&
   check_contains "$alive" "yes" "gdbserver running after the reply (pid '$server')" &&
   { [ -z "$after" ] || { echo "    gdbserver not stopped after the connect bound: $after"; false; }; } &&

@@ -313,3 +313,24 @@ TEST_CASE("registration carries the PMIx facts when there are some", "[ccs][prot
   bad.replace(bad.find("pmix_published=1"), 16, "pmix_published=2");
   CHECK_THAT(decodeRegistration(bad).error().message, Catch::Contains("pmix_published"));
 }
+
+TEST_CASE("registration carries the server's bound address when there is one", "[ccs][proto]") {
+  Registration r;
+  r.rank = 1;
+  r.size = 2;
+  r.host = "vm";
+  r.pid = 42;
+  r.port = 4000;
+  r.mpiLibrary = "MPICH Version: 4.0.2";
+  // An older runtime sends none: the front end then uses 127.0.0.1.
+  const std::string without = encode(r, false);
+  CHECK(without.find("address") == std::string::npos);
+  auto old = decodeRegistration(without);
+  REQUIRE(old);
+  CHECK(old->address.empty());
+  r.address = "127.0.0.2";
+  auto back = decodeRegistration(encode(r, false));
+  REQUIRE(back);
+  CHECK(back->address == "127.0.0.2");
+  CHECK(back->port == 4000);
+}
