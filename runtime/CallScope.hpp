@@ -244,11 +244,12 @@ class CallScope {
   std::uint8_t thread_ = 0;  ///< ThreadToken bits of threadEnter()
 };
 
-/// True when the fast path below may run at all: the call clock is the
-/// time-stamp counter and the current-call record is exclusive (thread level
-/// below MPI_THREAD_MULTIPLE). Set once at attach, before the runtime is
-/// announced. Defined in Control.cpp.
-extern bool gFastPath __attribute__((visibility("hidden")));
+/// The attached runtime when the fast path below may run at all (the call
+/// clock is the time-stamp counter, the current-call record is exclusive:
+/// thread level below MPI_THREAD_MULTIPLE, no idle waiting), else nullptr:
+/// one load answers both "attached?" and "fast path on?". Set once, when the
+/// runtime goes live. Defined in Control.cpp.
+extern Runtime* gFastRuntime __attribute__((visibility("hidden")));
 
 /// The fast path of a blocking point-to-point wrapper (MPI_Send, MPI_Recv,
 /// ...): everything a CallScope does when nothing is armed, with no function
@@ -263,8 +264,8 @@ extern bool gFastPath __attribute__((visibility("hidden")));
 /// function it tail-calls (MPIDBG_P2P_WRAPPER).
 [[gnu::always_inline]] inline bool fastEnter(MpiFunction function, MPI_Comm comm, PeerRole role, int peer,
                                              int tag) noexcept {
-  Runtime* rt = Runtime::attached();
-  if (!rt || tCallDepth != 0 || controlArmed() || !gFastPath || !threadGateOpen()) return false;
+  Runtime* rt = __atomic_load_n(&gFastRuntime, __ATOMIC_ACQUIRE);
+  if (!rt || tCallDepth != 0 || controlArmed() || !threadGateOpen()) return false;
 #if defined(__x86_64__)
   tCallDepth = 1;
   rt->currentCall().publishExclusive({function, role, true, wirePeer(peer), wireTag(tag), commKey(comm), 0,
@@ -280,7 +281,7 @@ extern bool gFastPath __attribute__((visibility("hidden")));
 [[gnu::always_inline]] inline void fastLeave() noexcept {
   tCallDepth = 0;
   // Set once and never cleared: the same runtime fastEnter saw.
-  Runtime::attached()->currentCall().end();
+  __atomic_load_n(&gFastRuntime, __ATOMIC_RELAXED)->currentCall().end();
 }
 
 /// The exit counter the blocking collective fastEnterCollective() published
@@ -296,8 +297,8 @@ extern __thread std::atomic<std::uint64_t>* tFastExit __attribute__((tls_model("
 /// thread's last collective used (the registry lookup is a call).
 [[gnu::always_inline]] inline bool fastEnterCollective(MpiFunction function, MPI_Comm comm, int root,
                                                        int count) noexcept {
-  Runtime* rt = Runtime::attached();
-  if (!rt || tCallDepth != 0 || controlArmed() || !gFastPath || !threadGateOpen()) return false;
+  Runtime* rt = __atomic_load_n(&gFastRuntime, __ATOMIC_ACQUIRE);
+  if (!rt || tCallDepth != 0 || controlArmed() || !threadGateOpen()) return false;
 #if defined(__x86_64__)
   const std::uint64_t key = commKey(comm);
   CommRecord* record = tLastComm;

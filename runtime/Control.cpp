@@ -332,7 +332,7 @@ void Control::divergence(Runtime& rt, const std::string& call, const std::string
   }
 }
 
-bool gFastPath = false;
+Runtime* gFastRuntime = nullptr;
 __thread std::atomic<std::uint64_t>* tFastExit __attribute__((tls_model("initial-exec"))) = nullptr;
 
 }  // namespace mpidbg::rt

@@ -209,11 +209,12 @@ Runtime* Runtime::goLive(std::unique_ptr<Runtime> rt, int providedThreadLevel) {
   rt->launchHelper();
   calibrateCallClock();
   // Idle waiting happens on the slow path (the PMPI call is replaced).
-  gFastPath = gCallClockTsc && rt->currentCall().exclusive() && !gIdleWait;
+  const bool fastPath = gCallClockTsc && rt->currentCall().exclusive() && !gIdleWait;
   publishState(*rt, providedThreadLevel);
   // From here on the object lives until the process is gone.
   Runtime* raw = rt.release();
   gAttached.store(raw, std::memory_order_release);
+  if (fastPath) __atomic_store_n(&gFastRuntime, raw, __ATOMIC_RELEASE);
   reportCallsBeforeInit(*raw);
   return raw;
 }
