@@ -160,26 +160,37 @@ case_slurm_rank_killed_mid_session_the_rest_stay_debuggable() { with_slurm slurm
 # against Open MPI (libmpi.so.40), so mpidbg preloads libmpidbg-rt-ompi.so
 # though the launcher is srun; Open MPI's MPI_Init talks to Slurm's PMIx
 # server, from which the runtime takes its node and PMIx rank and where it
-# publishes its endpoint. One node: the PMIx plugins of the two fake nodes would share one
-# host's directories.
+# publishes its endpoint. Two nodes: tests/slurm/start gives each slurmd a
+# mount namespace of its own, so their PMIx plugins do not share directories.
 slurm_openmpi_pmix() {
   openmpi_ready || return 0
   if ! srun --mpi=list 2>&1 | grep -qw pmix; then
     echo "    SKIP: this Slurm has no PMIx plugin (slurm-wlm-basic-plugins provides mpi_pmix)"
     return 0
   fi
-  run_mpidbg 150 -ex ranks -ex run -ex 'wait 60' -ex 'status' -- srun -N 1 -n 3 --mpi=pmix "$ompi_examples/ring"
+  local nodes=2 size=4
+  if ! unshare --mount --propagation private true 2>/dev/null; then
+    echo "    (no mount namespaces here: one node)"
+    nodes=1 size=3
+  fi
+  run_mpidbg 150 -ex ranks -ex run -ex 'wait 60' -ex 'status' -- srun -N $nodes -n $size --mpi=pmix "$ompi_examples/ring"
   check_rc 0 &&
-  check_contains "$out" "Job started: 3 ranks" "the launch" || return 1
-  # The runtime read its facts from Slurm's PMIx server (node n1, namespace
-  # slurm.pmix.JOB.STEP, its rank there) and published its endpoint (*).
+  check_contains "$out" "Job started: $size ranks" "the launch" || return 1
+  # The runtime read its facts from Slurm's PMIx server (its node,
+  # namespace slurm.pmix.JOB.STEP, its rank there) and published its
+  # endpoint (*). Slurm's block distribution: ranks 0-2 on n1, 3 on n2.
   local rows
   rows="$(grep -cE '^[0-2] +[^ ]+ +[0-9]+ +127\.0\.0\.1:[0-9]+ +n1 +slurm\.pmix\.[0-9]+\.0:[0-2]\* +live$' <<<"$out")"
   if [ "$rows" -ne 3 ]; then echo "    expected 3 ranks rows with node n1 and a published PMIx endpoint, got $rows"; return 1; fi
-  check_contains "$out" "ring: token 9 after 3 laps (expected 9): ok" "the job's result" &&
-  check_contains "$out" "ring: token 9 after 3 laps (expected 9): ok" "the job's result" &&
-  check_contains "$out" "[0-2] exited with code 0" "status"
+  if [ $nodes -eq 2 ]; then
+    check_matches "$out" '^3 +[^ ]+ +[0-9]+ +127\.0\.0\.1:[0-9]+ +n2 +slurm\.pmix\.[0-9]+\.0:3\* +live$' \
+      "rank 3 on node n2 with a published PMIx endpoint" || return 1
+  fi
+  local token=$((3 * size * (size - 1) / 2))  # 3 laps of 0 + 1 + ... + size-1
+  check_contains "$out" "ring: token $token after 3 laps (expected $token): ok" "the job's result" &&
+  check_contains "$out" "[0-$((size - 1))] exited with code 0" "status"
 }
+
 case_slurm_srun_pmix_runs_an_open_mpi_program() { with_slurm slurm_openmpi_pmix; }
 
 slurm_attach_step_body() {
