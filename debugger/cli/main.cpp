@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -239,6 +240,16 @@ int main(int argc, char** argv) {
   try {
     std::vector<std::string> reversed(ours.rbegin(), ours.rend());
     app.parse(reversed);
+  } catch (const CLI::ExtrasError& e) {
+    // `mpidbg --json attach FILE`: the subcommand words only count first.
+    for (const char* word : {"attach", "core", "record"})
+      if (!attachMode && std::find(ours.begin(), ours.end(), word) != ours.end()) {
+        std::cerr << "error: '" << word << "' must come right after mpidbg, before any option: mpidbg " << word
+                  << " [OPTIONS] ...\n";
+        return cli::kExitUsage;
+      }
+    app.exit(e);
+    return cli::kExitUsage;
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
     return rc == 0 ? 0 : cli::kExitUsage;

@@ -177,6 +177,9 @@ case_attach_by_pid_leaving_detaches_and_errors() {
   check_rc 64 && check_contains "$err" "usage: mpidbg attach [OPTIONS] FILE | --pid LAUNCHER_PID | --slurm JOBID[.STEP]" "two ways" || ok=0
   run_mpidbg 30 attach
   check_rc 64 && check_contains "$err" "usage: mpidbg attach" "no way" || ok=0
+  # The word comes first; after an option it is explained, not "not expected".
+  run_mpidbg 30 --json attach "$work/some.attach"
+  check_rc 64 && check_contains "$err" "error: 'attach' must come right after mpidbg, before any option" "attach after an option" || ok=0
   stop_listening_job
   [ $ok -eq 1 ]
 }
