@@ -174,7 +174,8 @@ Expected<proto::RankQueues> Debugger::readProcessRank(const RankInfo& info) {
     // The outermost MPI entry among the frames (MPI_Recv above its PMPI_ and
     // internal frames).
     for (const std::string& text : q.frames) {
-      std::string_view f = splitFrame(text).function;
+      const GdbFrame frame = splitFrame(text);  // f points into it
+      std::string_view f = frame.function;
       if (f.starts_with("PMPI_")) f.remove_prefix(1);
       if (!f.starts_with("MPI_")) continue;
       proto::MpiCall call;

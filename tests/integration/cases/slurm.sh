@@ -193,6 +193,20 @@ slurm_openmpi_pmix() {
 
 case_slurm_srun_pmix_runs_an_open_mpi_program() { with_slurm slurm_openmpi_pmix; }
 
+# srun_ended_after_kill PID: the srun of a job mpidbg killed ends within 10 s
+# (else it is killed here and the check fails); reaps it.
+srun_ended_after_kill() {
+  local i
+  for i in $(seq 1 100); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$1" 2>/dev/null; then
+    echo "    srun still runs 10 s after kill"
+    kill "$1"; wait "$1" 2>/dev/null
+    return 1
+  fi
+  wait "$1" 2>/dev/null
+  return 0
+}
+
 slurm_attach_step_body() {
   env MPIDBG_IT_MARKER="$work" srun -N 1 -n 2 --mpi=pmi2 "$examples/hangs/recv_cycle" </dev/null \
     >"$work/job.out" 2>"$work/job.err" &
@@ -212,9 +226,7 @@ slurm_attach_step_body() {
   check_contains "$out" "Whom the blocked ranks wait for is unknown" "hang without arguments" &&
   check_contains "$out" " in main (" "gdb 1 bt" &&
   check_contains "$out" "Killed the job." "kill" || ok=1
-  for i in $(seq 1 100); do kill -0 "$srun_pid" 2>/dev/null || break; sleep 0.1; done
-  if kill -0 "$srun_pid" 2>/dev/null; then echo "    srun still runs 10 s after kill"; kill "$srun_pid"; ok=1; fi
-  wait "$srun_pid" 2>/dev/null
+  srun_ended_after_kill "$srun_pid" || ok=1
   # A step that does not exist.
   run_mpidbg 30 attach --slurm "$((jobid + 100)).0"
   check_rc 69 && check_contains "$err" "cannot attach: scontrol listpids $((jobid + 100)).0 found no task on this node" "a missing step" || ok=1
@@ -246,9 +258,7 @@ slurm_attach_mpir_body() {
   check_contains "$out" "main > MPI_Recv  [0-1]" "where" &&
   check_contains "$out" "[0-1] blocked in MPI_Recv" "hang" &&
   check_contains "$out" "Killed the job." "kill" || ok=1
-  for i in $(seq 1 100); do kill -0 "$srun_pid" 2>/dev/null || break; sleep 0.1; done
-  if kill -0 "$srun_pid" 2>/dev/null; then echo "    srun still runs 10 s after kill"; kill "$srun_pid"; ok=1; fi
-  wait "$srun_pid" 2>/dev/null
+  srun_ended_after_kill "$srun_pid" || ok=1
   return $ok
 }
 

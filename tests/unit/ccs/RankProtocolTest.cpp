@@ -285,13 +285,23 @@ TEST_CASE("a value ending in carriage returns survives the round trip (fuzz cras
   CHECK(again->text == e.text);
 }
 
-TEST_CASE("registration carries the PMIx facts when there are some", "[ccs][proto]") {
+namespace {
+
+/// A registration without PMIx facts or bound address: rank 2 of 4 on "vm".
+Registration plainRegistration() {
   Registration r;
   r.rank = 2;
   r.size = 4;
   r.host = "vm";
   r.pid = 42;
   r.port = 4000;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("registration carries the PMIx facts when there are some", "[ccs][proto]") {
+  Registration r = plainRegistration();
   r.mpiLibrary = "Open MPI v4.1.4";
   const std::string without = encode(r, false);
   CHECK(without.find("pmix") == std::string::npos);
@@ -315,12 +325,7 @@ TEST_CASE("registration carries the PMIx facts when there are some", "[ccs][prot
 }
 
 TEST_CASE("registration carries the server's bound address when there is one", "[ccs][proto]") {
-  Registration r;
-  r.rank = 1;
-  r.size = 2;
-  r.host = "vm";
-  r.pid = 42;
-  r.port = 4000;
+  Registration r = plainRegistration();
   r.mpiLibrary = "MPICH Version: 4.0.2";
   // An older runtime sends none: the front end then uses 127.0.0.1.
   const std::string without = encode(r, false);
