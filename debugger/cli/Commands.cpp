@@ -557,7 +557,10 @@ const std::vector<Command>& commandTable() {
        doMi},
       {"ranks", {}, "ranks [RANKS]", "List ranks: host, pid, CCS endpoint, life",
        "One line per rank as registered: its host, process id, the endpoint of its runtime's\n"
-       "CCS server, and whether it is live, held by gdb, or how it ended.",
+       "CCS server ('-' for a rank attached without the runtime), and whether it is live,\n"
+       "held by gdb, or how it ended. Where the launcher names the nodes (a PMIx server,\n"
+       "srun's MPIR process table) a node column follows the endpoint; under PMIx also the\n"
+       "rank's NAMESPACE:RANK, with * when it published its endpoint there.",
        doRanks},
       {"set", {}, "set [NAME = EXPR]", "Name a rank set, or list the named sets",
        "Evaluates the rank-set expression EXPR now and names the result: the name keeps\n"
