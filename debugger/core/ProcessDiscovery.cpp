@@ -68,6 +68,21 @@ std::multimap<pid_t, pid_t> childrenByParent() {
   return children;
 }
 
+/// Fills `rank.executable` (/proc/PID/exe) and `rank.hasRuntime` (libmpidbg-rt
+/// in its maps) for the process `rank.pid`.
+void describeProcess(FoundRank& rank) {
+  const std::string dir = "/proc/" + std::to_string(rank.pid);
+  std::error_code ec;
+  rank.executable = std::filesystem::read_symlink(dir + "/exe", ec).string();
+  rank.hasRuntime = readWhole(dir + "/maps").find("libmpidbg-rt") != std::string::npos;
+}
+
+/// True when process `pid` exists (its /proc directory does).
+bool processExists(pid_t pid) {
+  struct stat st {};
+  return pid > 0 && ::stat(("/proc/" + std::to_string(pid)).c_str(), &st) == 0;
+}
+
 /// The rank of live process `pid`, with its executable and whether the
 /// runtime is loaded; nullopt when its environment names none. Sets
 /// `unreadable` when the environment could not be read.
@@ -82,9 +97,7 @@ std::optional<FoundRank> rankOfProcess(pid_t pid, bool& unreadable) {
   auto found = rankFromEnvironment(environ);
   if (!found) return std::nullopt;
   found->pid = pid;
-  std::error_code ec;
-  found->executable = std::filesystem::read_symlink(dir + "/exe", ec).string();
-  found->hasRuntime = readWhole(dir + "/maps").find("libmpidbg-rt") != std::string::npos;
+  describeProcess(*found);
   return found;
 }
 
@@ -120,9 +133,7 @@ std::optional<FoundRank> rankFromEnvironment(std::string_view environ) {
 }
 
 Expected<std::vector<FoundRank>> ranksUnderLauncher(pid_t launcher) {
-  struct stat st {};
-  if (launcher <= 0 || ::stat(("/proc/" + std::to_string(launcher)).c_str(), &st) != 0)
-    return fail("no process " + std::to_string(launcher));
+  if (!processExists(launcher)) return fail("no process " + std::to_string(launcher));
   const auto children = childrenByParent();
   std::vector<FoundRank> ranks;
   std::map<int, pid_t> claimed;
@@ -153,9 +164,7 @@ Expected<std::vector<FoundRank>> ranksUnderLauncher(pid_t launcher) {
 }
 
 Expected<std::vector<FoundRank>> ranksFromMpir(pid_t launcher) {
-  struct stat st {};
-  if (launcher <= 0 || ::stat(("/proc/" + std::to_string(launcher)).c_str(), &st) != 0)
-    return fail("no process " + std::to_string(launcher));
+  if (!processExists(launcher)) return fail("no process " + std::to_string(launcher));
   auto table = readMpirProctable(launcher);
   if (!table) return std::unexpected(table.error());
   const int size = static_cast<int>(table->size());
@@ -176,9 +185,7 @@ Expected<std::vector<FoundRank>> ranksFromMpir(pid_t launcher) {
         continue;
       found = FoundRank{};
       found->pid = entry.pid;
-      found->executable = exe.string();
-      found->hasRuntime =
-          readWhole("/proc/" + std::to_string(entry.pid) + "/maps").find("libmpidbg-rt") != std::string::npos;
+      describeProcess(*found);
     }
     found->rank = rank;
     found->size = size;
@@ -196,11 +203,11 @@ Expected<std::vector<FoundRank>> ranksFromMpir(pid_t launcher) {
 }
 
 Expected<std::pair<std::vector<FoundRank>, LauncherSource>> ranksOfLauncher(pid_t launcher) {
+  if (!processExists(launcher)) return fail("no process " + std::to_string(launcher));
   auto fromMpir = ranksFromMpir(launcher);
   if (fromMpir) return std::pair{std::move(*fromMpir), LauncherSource::MpirProctable};
   auto fromTree = ranksUnderLauncher(launcher);
   if (fromTree) return std::pair{std::move(*fromTree), LauncherSource::ProcessTree};
-  if (fromMpir.error().message.starts_with("no process ")) return std::unexpected(fromTree.error());
   return fail(fromTree.error().message + "; and MPIR did not serve: " + fromMpir.error().message);
 }
 
