@@ -33,6 +33,7 @@
 #include "ccs/Auth.hpp"
 #include "ccs/Forwarder.hpp"
 #include "ccs/Frame.hpp"
+#include "ccs/HostAddress.hpp"
 #include "ccs/QueueProtocol.hpp"
 #include "ccs/StackProtocol.hpp"
 #include "ccs/RecordProtocol.hpp"
@@ -108,22 +109,6 @@ std::string hostName() {
   return name;
 }
 
-/// The IPv4 address `name` resolves to (a numeric address or a host name),
-/// or empty when it does not resolve.
-std::string ipv4Of(const std::string& name) {
-  if (name.empty()) return {};
-  addrinfo hints{};
-  hints.ai_family = AF_INET;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  if (::getaddrinfo(name.c_str(), nullptr, &hints, &found) != 0 || found == nullptr) return {};
-  char text[INET_ADDRSTRLEN] = {};
-  const auto* in = reinterpret_cast<const sockaddr_in*>(found->ai_addr);
-  const bool ok = ::inet_ntop(AF_INET, &in->sin_addr, text, sizeof text) != nullptr;
-  ::freeaddrinfo(found);
-  return ok ? text : std::string();
-}
-
 /// The host this rank's launcher placed it on, by the name the launcher
 /// uses: Hydra's MPIR_CVAR_CH3_INTERFACE_HOSTNAME (its -hosts entry for the
 /// rank), Slurm's SLURMD_NODENAME, else this machine's host name.
@@ -136,19 +121,31 @@ std::string launcherHostName() {
 /// The address the CCS server binds. MPIDBG_CCS_BIND names it: an address,
 /// or "host" for the address of the host the launcher placed the rank on
 /// (launcherHostName; a real interface when that is a cluster node). Unset:
-/// loopback — the launcher's host when that is a loopback address (Hydra's
-/// `-hosts localhost,127.0.0.2` on one machine), else 127.0.0.1.
-Expected<std::string> bindAddress() {
+/// when the front end (`frontendHost`, empty for a listening job) is on a
+/// non-loopback address, the local address the route to it leaves from, so
+/// a front end on another host can reach the server (mpidbg --listen);
+/// otherwise loopback — the launcher's host when that is a loopback address
+/// (Hydra's `-hosts localhost,127.0.0.2` on one machine), else 127.0.0.1.
+Expected<std::string> bindAddress(const std::string& frontendHost) {
   const std::string asked = envOr("MPIDBG_CCS_BIND", "");
   if (asked == "host") {
     const std::string host = launcherHostName();
-    std::string address = ipv4Of(host);
-    if (address.empty()) return fail("MPIDBG_CCS_BIND=host: this rank's host '" + host + "' has no IPv4 address");
+    auto address = ccs::ipv4Address(host);
+    if (!address) return fail("MPIDBG_CCS_BIND=host: this rank's host: " + address.error().message);
     return address;
   }
   if (!asked.empty()) return asked;
+  if (!frontendHost.empty()) {
+    auto frontend = ccs::ipv4Address(frontendHost);
+    if (!frontend) return fail("the front end's address (MPIDBG_FRONTEND): " + frontend.error().message);
+    if (!ccs::isLoopbackIpv4(*frontend)) {
+      auto source = ccs::sourceAddressFor(*frontend);
+      if (!source) return fail("cannot choose an address the front end reaches: " + source.error().message);
+      return source;
+    }
+  }
   if (const char* hydraHost = std::getenv("MPIR_CVAR_CH3_INTERFACE_HOSTNAME"); hydraHost && *hydraHost)
-    if (const std::string address = ipv4Of(hydraHost); address.starts_with("127.")) return address;
+    if (auto address = ccs::ipv4Address(hydraHost); address && ccs::isLoopbackIpv4(*address)) return address;
   return std::string("127.0.0.1");
 }
 
@@ -225,13 +222,13 @@ Expected<void> Runtime::start(const std::string& frontend) {
   auto key = readKey();
   if (!key) return std::unexpected(key.error());
   const std::string stopAtInit = envOr("MPIDBG_STOP_AT_INIT", "1");
-  if (auto started = startServer(*key); !started) return started;
+  if (auto started = startServer(*key, where->host); !started) return started;
   if (auto registered = registerWith(*where); !registered) return registered;
   frozen_.store(stopAtInit != "0", std::memory_order_release);
   return {};
 }
 
-Expected<void> Runtime::startServer(const std::vector<std::uint8_t>& key) {
+Expected<void> Runtime::startServer(const std::vector<std::uint8_t>& key, const std::string& frontendHost) {
   key_ = key;
   std::array<char, 64> name{};
   for (MPI_Comm comm : {MPI_COMM_WORLD, MPI_COMM_SELF}) {
@@ -242,7 +239,7 @@ Expected<void> Runtime::startServer(const std::vector<std::uint8_t>& key) {
   }
 
   ccs::ServerOptions options;
-  auto address = bindAddress();
+  auto address = bindAddress(frontendHost);
   if (!address) return std::unexpected(address.error());
   options.bindAddress = std::move(*address);
   options.port = 0;

@@ -43,7 +43,8 @@ class Runtime {
   /// succeeded. Inert without MPIDBG_FRONTEND or MPIDBG_LISTEN.
   ///
   /// Launched (MPIDBG_FRONTEND=HOST:PORT): reads MPIDBG_KEY_FILE,
-  /// MPIDBG_STOP_AT_INIT (default 1) and MPIDBG_CCS_BIND (default 127.0.0.1),
+  /// MPIDBG_STOP_AT_INIT (default 1) and MPIDBG_CCS_BIND (default loopback, or
+  /// the address that reaches a front end on another host),
   /// starts the CCS server and helper thread, registers with the front end, and
   /// (when stopping at init) blocks until continue or until the front end is
   /// lost.
@@ -108,7 +109,10 @@ class Runtime {
   Expected<void> start(const std::string& frontend);
   /// The communicator registry, the CCS server with every handler and the
   /// forwarding tree, secured with `key` unless plain CCS was asked for.
-  Expected<void> startServer(const std::vector<std::uint8_t>& key);
+  /// `frontendHost` is the front end's address (MPIDBG_FRONTEND's host; empty
+  /// for a listening job): a non-loopback one makes the server bind the
+  /// address the route to it leaves from (bindAddress in Runtime.cpp).
+  Expected<void> startServer(const std::vector<std::uint8_t>& key, const std::string& frontendHost = {});
   /// Connects the event channel to `frontend`, answers its challenge with
   /// the registration (MAC with the session key), arms the exit and signal
   /// reports (once per process) and watches the channel for the front end's

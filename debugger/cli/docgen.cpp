@@ -259,6 +259,12 @@ void printMan(std::ostream& out) {
       {"--ccs-plain", "Talk to the ranks in unauthenticated plain CCS instead of TLS with the session key."},
       {"--blocked-after MS", "Milliseconds inside one MPI call before a rank counts as blocked (default: 1000)."},
       {"--register-timeout SECONDS", "Seconds to wait for every rank to register (default: 60)."},
+      {"--listen ADDRESS",
+       "Where the front end listens for the ranks' registrations: loopback (default; ranks on this host "
+       "only), host (this host's address: the host name's, or the first interface up and not loopback; "
+       "ranks on other hosts then bind the address their route to it leaves from), any (every interface, "
+       "ranks told this host's address), or an IPv4 address or host name. Ranks on other hosts read the "
+       "session key from mpidbg's session directory under $TMPDIR, which must be a directory they share."},
       {"--direct", "Ask each rank over its own connection instead of through the ranks' forwarding tree."},
       {"--fan-out K", "Fan-out of the forwarding tree, 1 to 64 (default: 4)."},
       {"--hang-timeout SECONDS",
@@ -327,8 +333,9 @@ void printMan(std::ostream& out) {
        "(auto: when the rank is on another host) or attaches by pid."},
       {"MPIDBG_GDBSERVER", "The gdbserver a rank starts for remote gdb (default: gdbserver in the rank's PATH)."},
       {"MPIDBG_CCS_BIND", "The address each rank's CCS server binds; host: the address of the host its launcher "
-                          "placed it on. Default: loopback (127.0.0.1, or the loopback address Hydra names as "
-                          "the rank's host)."},
+                          "placed it on. Default: the address the route to the front end leaves from when the "
+                          "front end is off loopback (mpidbg --listen), else loopback (127.0.0.1, or the loopback "
+                          "address Hydra names as the rank's host)."},
       {"MPIDBG_RECORD, MPIDBG_REPLAY",
        "Set by --record and --replay; a job run without mpidbg, with libmpidbg-rt.so preloaded and these set "
        "to directories, records or replays by itself (a divergence then aborts the job with the report)."},

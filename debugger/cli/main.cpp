@@ -193,6 +193,12 @@ int main(int argc, char** argv) {
       ->capture_default_str()->check(CLI::NonNegativeNumber);
   app.add_option("--register-timeout", registerTimeout, "Seconds to wait for every rank to register")
       ->capture_default_str()->check(CLI::PositiveNumber);
+  std::string listen = "loopback";
+  app.add_option("--listen", listen,
+                 "Where the front end listens for the ranks: loopback (ranks on this host only), host (this "
+                 "host's address, for ranks on other hosts; their servers then bind the address that reaches it), "
+                 "any (every interface), or an IPv4 address or host name")
+      ->capture_default_str()->type_name("ADDRESS");
   app.add_flag("--direct", direct,
                "Ask each rank over its own connection instead of through the ranks' forwarding tree");
   app.add_option("--fan-out", fanOut, "Fan-out of the forwarding tree")
@@ -345,6 +351,7 @@ int main(int argc, char** argv) {
       core::AttachOptions attach;
       attach.file = attachFile;
       attach.registerTimeout = std::chrono::milliseconds(static_cast<long long>(registerTimeout * 1000));
+      attach.listen = listen;
       attached = debugger.attach(
           attach,
           [&](int registered, int expected) {
@@ -424,6 +431,7 @@ int main(int argc, char** argv) {
   launch.recordDir = recordDir;
   launch.replayDir = replayDir;
   launch.registerTimeout = std::chrono::milliseconds(static_cast<long long>(registerTimeout * 1000));
+  launch.listen = listen;
   auto launched = debugger.launch(
       launch,
       [&](int registered, int expected) {

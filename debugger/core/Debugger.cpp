@@ -15,6 +15,7 @@
 
 #include "ccs/AttachProtocol.hpp"
 #include "ccs/Condition.hpp"
+#include "ccs/HostAddress.hpp"
 #include "debugger/core/RankExpr.hpp"
 #include "mpidbg/Text.hpp"
 
@@ -51,9 +52,14 @@ Expected<void> Debugger::launch(const LaunchOptions& options, const Progress& pr
   auto dir = SessionDir::create();
   if (!dir) return std::unexpected(dir.error());
   sessionDir_ = std::move(*dir);
-  auto hub = EventHub::start("127.0.0.1", sessionDir_->key(), job_, notify_);
+  auto where = resolveHubAddress(options.listen);
+  if (!where) return std::unexpected(where.error());
+  auto hub = EventHub::start(*where, sessionDir_->key(), job_, notify_);
   if (!hub) return std::unexpected(hub.error());
   hub_ = std::move(*hub);
+  if (!ccs::isLoopbackIpv4(where->advertise))
+    notify_("Listening for the ranks on " + hub_->endpoint().toString() + "; ranks on other hosts read the session key " +
+            "from " + sessionDir_->keyFile() + ", so that directory must be one they share (set TMPDIR)");
 
   std::string preload = options.runtimePath;
   if (const char* existing = std::getenv("LD_PRELOAD"); existing && *existing)
@@ -108,6 +114,12 @@ Expected<void> Debugger::launch(const LaunchOptions& options, const Progress& pr
     why = "timed out after " + std::to_string(options.registerTimeout.count() / 1000) +
           " s waiting for ranks to register (" + std::to_string(registered) + " of " +
           (size > 0 ? std::to_string(size) : std::string("?")) + " registered)";
+    // Ranks that never register: a non-MPI program, or ranks elsewhere
+    // that cannot reach a loopback front end.
+    if (ccs::isLoopbackIpv4(hub_->endpoint().host))
+      why += std::string(registered == 0 ? " (is the program an MPI program? does it call MPI_Init?)" : "") +
+             "; ranks on other hosts cannot reach a front end listening on " + hub_->endpoint().host +
+             ": run mpidbg --listen host";
   }
   kill();
   return fail(why);
@@ -133,7 +145,9 @@ Expected<void> Debugger::attach(const AttachOptions& options, const Progress& pr
   if (file->ranks.empty())
     return fail("attach file " + options.file + " names no rank: no rank's server started (see the job's stderr)");
 
-  auto hub = EventHub::start("127.0.0.1", file->key, job_, notify_);
+  auto where = resolveHubAddress(options.listen);
+  if (!where) return std::unexpected(where.error());
+  auto hub = EventHub::start(*where, file->key, job_, notify_);
   if (!hub) return std::unexpected(hub.error());
   hub_ = std::move(*hub);
   channels_ = std::make_unique<RankChannels>(

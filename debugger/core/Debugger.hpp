@@ -42,6 +42,9 @@ struct LaunchOptions {
   /// Replay the matching decisions recorded in this directory; "" for none.
   /// Absolute; may be combined with recordDir (a different directory).
   std::string replayDir;
+  /// Where the front end listens for the ranks (mpidbg --listen;
+  /// resolveHubAddress): "" is loopback, for ranks on this host only.
+  std::string listen;
 };
 
 /// How to attach to a job started with the runtime preloaded and
@@ -52,6 +55,8 @@ struct AttachOptions {
   std::string file;
   /// How long to wait for every rank to register.
   std::chrono::milliseconds registerTimeout{60000};
+  /// Where the front end listens for the ranks (as LaunchOptions::listen).
+  std::string listen;
 };
 
 /// Called while waiting: registered ranks so far and the expected count (0

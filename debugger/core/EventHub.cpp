@@ -14,6 +14,7 @@
 
 #include "ccs/Auth.hpp"
 #include "ccs/Frame.hpp"
+#include "ccs/HostAddress.hpp"
 #include "ccs/RankProtocol.hpp"
 
 namespace mpidbg::core {
@@ -46,7 +47,20 @@ std::string withoutMacLine(std::string_view text) {
 
 }  // namespace
 
-Expected<std::unique_ptr<EventHub>> EventHub::start(std::string bindAddress,
+Expected<HubAddress> resolveHubAddress(const std::string& spec) {
+  if (spec.empty() || spec == "loopback") return HubAddress{"127.0.0.1", "127.0.0.1"};
+  if (spec == "host" || spec == "any") {
+    auto self = ccs::thisHostAddress();
+    if (!self) return fail("--listen " + spec + ": " + self.error().message);
+    return HubAddress{spec == "any" ? std::string("0.0.0.0") : *self, *self};
+  }
+  auto address = ccs::ipv4Address(spec);
+  if (!address) return fail("--listen: " + address.error().message + " (expected loopback, host, any, an IPv4 address or a host name)");
+  if (*address == "0.0.0.0") return resolveHubAddress("any");
+  return HubAddress{*address, *address};
+}
+
+Expected<std::unique_ptr<EventHub>> EventHub::start(const HubAddress& where,
                                                     std::vector<std::uint8_t> key, Job& job,
                                                     std::function<void(const std::string&)> log) {
   std::unique_ptr<EventHub> hub(new EventHub(job));
@@ -56,14 +70,16 @@ Expected<std::unique_ptr<EventHub>> EventHub::start(std::string bindAddress,
   if (!hub->listener_.valid()) return fail(std::string("cannot create socket: ") + std::strerror(errno));
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
-  if (::inet_pton(AF_INET, bindAddress.c_str(), &addr.sin_addr) != 1)
-    return fail("bad listen address '" + bindAddress + "' (expected an IPv4 address)");
+  in_addr advertised{};
+  if (::inet_pton(AF_INET, where.bind.c_str(), &addr.sin_addr) != 1 ||
+      ::inet_pton(AF_INET, where.advertise.c_str(), &advertised) != 1)
+    return fail("bad listen address '" + where.bind + "' / '" + where.advertise + "' (expected IPv4 addresses)");
   if (::bind(hub->listener_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
       ::listen(hub->listener_.get(), 512) != 0)
-    return fail("cannot listen on " + bindAddress + ": " + std::strerror(errno));
+    return fail("cannot listen on " + where.bind + ": " + std::strerror(errno));
   socklen_t len = sizeof addr;
   ::getsockname(hub->listener_.get(), reinterpret_cast<sockaddr*>(&addr), &len);
-  hub->endpoint_ = ccs::Endpoint{bindAddress, ntohs(addr.sin_port)};
+  hub->endpoint_ = ccs::Endpoint{where.advertise, ntohs(addr.sin_port)};
   int pipeFds[2];
   if (::pipe2(pipeFds, O_CLOEXEC | O_NONBLOCK) != 0)
     return fail(std::string("cannot create pipe: ") + std::strerror(errno));

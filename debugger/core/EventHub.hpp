@@ -16,6 +16,21 @@
 
 namespace mpidbg::core {
 
+/// Where the hub listens and the address ranks are told to connect to
+/// (MPIDBG_FRONTEND); they differ only for a wildcard bind.
+struct HubAddress {
+  std::string bind;       ///< dotted IPv4 address the listener binds
+  std::string advertise;  ///< dotted IPv4 address ranks connect to
+};
+
+/// Resolves mpidbg's --listen value: "" or "loopback" (127.0.0.1, the
+/// default: ranks on this host only); "host" (ccs::thisHostAddress, for ranks
+/// on other hosts); "any" (bind 0.0.0.0, advertise this host's address); or
+/// an IPv4 address or host name (bound and advertised as resolved).
+/// Errors: the name does not resolve, or this host has no address other
+/// hosts reach ("host", "any").
+Expected<HubAddress> resolveHubAddress(const std::string& spec);
+
 /// The rendezvous listener and every rank's event channel, served by one
 /// background thread. Protocol (ccs/RankProtocol.hpp): on accept the hub
 /// sends a 32-byte random challenge; the rank answers with a plain CCS frame
@@ -25,9 +40,11 @@ namespace mpidbg::core {
 /// on. The thread also reaps the launcher and records its exit in the Job.
 class EventHub {
  public:
-  /// Binds `bindAddress` on an ephemeral port and starts the thread.
-  /// `log` receives one line per rejected connection.
-  static Expected<std::unique_ptr<EventHub>> start(std::string bindAddress,
+  /// Binds `address.bind` on an ephemeral port and starts the thread; ranks
+  /// are to connect to `address.advertise` (endpoint()). `log` receives one
+  /// line per rejected connection. Errors: an address that is not dotted
+  /// IPv4, or the bind fails (the message names the address).
+  static Expected<std::unique_ptr<EventHub>> start(const HubAddress& address,
                                                    std::vector<std::uint8_t> key, Job& job,
                                                    std::function<void(const std::string&)> log);
   /// Stops the thread and closes every channel (ranks then resume by themselves).
