@@ -88,8 +88,14 @@ slurm_hang_coll_skip() {
 case_slurm_srun_hang_collective_skipped() { with_slurm slurm_hang_coll_skip; }
 
 slurm_hang_recv_cycle() {
-  run_mpidbg 180 -ex run -ex 'wait 30' -ex hang -ex kill -- "${slurm_srun[@]}" "$examples/hangs/recv_cycle"
+  # The front end on this host's address (--listen host), as for nodes that
+  # are other machines: the tasks' servers bind the address that reaches it.
+  local address listen=()
+  address="$(this_host_address)"
+  [ -n "$address" ] && listen=(--listen host)
+  run_mpidbg 180 "${listen[@]}" -ex ranks -ex run -ex 'wait 30' -ex hang -ex kill -- "${slurm_srun[@]}" "$examples/hangs/recv_cycle"
   check_rc 0 &&
+  { [ -z "$address" ] || check_matches "$out" "^3 +[^ ]+ +[0-9]+ +${address//./\\.}:[0-9]+ " "rank 3's server off loopback"; } &&
   check_contains "$out" "[2-3] in MPI_Finalize (a bystander)" "hang" &&
   check_contains "$out" "Deadlock: cycle 0 -> 1 -> 0" "hang" &&
   check_contains "$out" "Killed the job." "kill"
