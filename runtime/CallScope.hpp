@@ -246,9 +246,10 @@ class CallScope {
 
 /// The attached runtime when the fast path below may run at all (the call
 /// clock is the time-stamp counter, the current-call record is exclusive:
-/// thread level below MPI_THREAD_MULTIPLE, no idle waiting), else nullptr:
-/// one load answers both "attached?" and "fast path on?". Set once, when the
-/// runtime goes live. Defined in Control.cpp.
+/// thread level below MPI_THREAD_MULTIPLE, no idle waiting), else nullptr.
+/// Set once, when the runtime goes live, and never cleared; the fast path
+/// does not test it: gFastGate (ThreadLevel.hpp) is open only once it is
+/// set. Defined in Control.cpp.
 extern Runtime* gFastRuntime __attribute__((visibility("hidden")));
 
 /// The fast path of a blocking point-to-point wrapper (MPI_Send, MPI_Recv,
@@ -257,16 +258,18 @@ extern Runtime* gFastRuntime __attribute__((visibility("hidden")));
 /// but the return value lives across the PMPI call. Returns true when it has
 /// published the call; the wrapper then calls PMPI and fastLeave(). Returns
 /// false, having done nothing, whenever the wrapper must take its ordinary
-/// CallScope path: inert runtime, a nested call, breakpoints/freeze/step
-/// armed, no time-stamp counter, MPI_THREAD_MULTIPLE (the record needs
-/// its compare-and-swap), or the thread-level gate closed (ThreadLevel.hpp:
-/// not the MPI_Init thread, another thread in the slow path, finalized). The wrapper's slow path is a separate noinline
+/// CallScope path: a nested call, or gFastGate closed (ThreadLevel.hpp:
+/// inert runtime, breakpoints/freeze/step armed, no time-stamp counter,
+/// MPI_THREAD_MULTIPLE (the record needs its compare-and-swap), idle
+/// waiting, not the MPI_Init thread, another thread in the slow path,
+/// finalized): one compare of the thread pointer for all of them. The wrapper's slow path is a separate noinline
 /// function it tail-calls (MPIDBG_P2P_WRAPPER).
 [[gnu::always_inline]] inline bool fastEnter(MpiFunction function, MPI_Comm comm, PeerRole role, int peer,
                                              int tag) noexcept {
-  Runtime* rt = __atomic_load_n(&gFastRuntime, __ATOMIC_ACQUIRE);
-  if (!rt || tCallDepth != 0 || controlArmed() || !threadGateOpen()) return false;
+  if (!fastGateOpen() || tCallDepth != 0) return false;
 #if defined(__x86_64__)
+  // Set whenever the gate is open (refreshFastGate).
+  Runtime* rt = __atomic_load_n(&gFastRuntime, __ATOMIC_RELAXED);
   tCallDepth = 1;
   rt->currentCall().publishExclusive({function, role, true, wirePeer(peer), wireTag(tag), commKey(comm), 0,
                                       static_cast<std::int64_t>(__rdtsc()), rt->countCall()});
@@ -281,50 +284,48 @@ extern Runtime* gFastRuntime __attribute__((visibility("hidden")));
 [[gnu::always_inline]] inline void fastLeave() noexcept {
   tCallDepth = 0;
   // Set once and never cleared: the same runtime fastEnter saw.
-  __atomic_load_n(&gFastRuntime, __ATOMIC_RELAXED)->currentCall().end();
+  __atomic_load_n(&gFastRuntime, __ATOMIC_RELAXED)->currentCall().endExclusive();
 }
-
-/// The exit counter the blocking collective fastEnterCollective() published
-/// will count on return (per thread; read by fastLeaveCollective). Defined
-/// in Control.cpp.
-extern __thread std::atomic<std::uint64_t>* tFastExit __attribute__((tls_model("initial-exec")));
 
 /// fastEnter() for a blocking collective of class `function` (Barrier ..
 /// Scatterv) on `comm`, `root` (-1 when unrooted) and `count` as
 /// CallScope::collective records them: also counts the entry, the
 /// communicator's collSeq and one history record. Takes the slow path
 /// (false) as fastEnter does, and also when `comm` is not the one this
-/// thread's last collective used (the registry lookup is a call).
-[[gnu::always_inline]] inline bool fastEnterCollective(MpiFunction function, MPI_Comm comm, int root,
-                                                       int count) noexcept {
-  Runtime* rt = __atomic_load_n(&gFastRuntime, __ATOMIC_ACQUIRE);
-  if (!rt || tCallDepth != 0 || controlArmed() || !threadGateOpen()) return false;
+/// thread's last collective used (the registry lookup is a call). Returns
+/// the exit counter fastLeaveCollective() counts on return when it has
+/// published the call (the wrapper keeps it in a register across the PMPI
+/// call), else nullptr.
+[[gnu::always_inline]] inline std::atomic<std::uint64_t>* fastEnterCollective(MpiFunction function, MPI_Comm comm,
+                                                                             int root, int count) noexcept {
+  if (!fastGateOpen() || tCallDepth != 0) return nullptr;
 #if defined(__x86_64__)
   const std::uint64_t key = commKey(comm);
   CommRecord* record = tLastComm;
   if (record->state.load(std::memory_order_acquire) != CommRecord::Live ||
       record->handle.load(std::memory_order_relaxed) != key)
-    return false;
+    return nullptr;
+  // Set whenever the gate is open (refreshFastGate).
+  Runtime* rt = __atomic_load_n(&gFastRuntime, __ATOMIC_RELAXED);
   tCallDepth = 1;
   const auto c = static_cast<std::size_t>(function) - static_cast<std::size_t>(MpiFunction::Barrier);
   const std::uint64_t collSeq = record->collSeq.fetch_add(1, std::memory_order_relaxed) + 1;
   const std::uint64_t collCall = record->entries[c].fetch_add(1, std::memory_order_relaxed) + 1;
   rt->history().append(key, collSeq, function, root, count);
-  tFastExit = &record->exits[c];
   rt->currentCall().publishExclusive({function, root >= 0 ? PeerRole::Root : PeerRole::None, false,
                                       root >= 0 ? root : 0, 0, key, collCall,
                                       static_cast<std::int64_t>(__rdtsc()), rt->countCall()});
-  return true;
+  return &record->exits[c];
 #else
   (void)function, (void)comm, (void)root, (void)count;
-  return false;
+  return nullptr;
 #endif
 }
 
-/// Ends a call fastEnterCollective() published: counts the exit, then as
-/// fastLeave().
-[[gnu::always_inline]] inline void fastLeaveCollective() noexcept {
-  tFastExit->fetch_add(1, std::memory_order_release);
+/// Ends a call fastEnterCollective() published: counts the exit on `exit`
+/// (what it returned), then as fastLeave().
+[[gnu::always_inline]] inline void fastLeaveCollective(std::atomic<std::uint64_t>* exit) noexcept {
+  exit->fetch_add(1, std::memory_order_release);
   fastLeave();
 }
 
@@ -340,10 +341,11 @@ extern __thread std::atomic<std::uint64_t>* tFastExit __attribute__((tls_model("
   }                                                                                               \
   }                                                                                               \
   MPIDBG_EXPORT int NAME PARAMS {                                                                 \
-    if (!mpidbg::rt::fastEnterCollective(FUNCTION, COMM, ROOT, COUNT)) [[unlikely]]               \
+    auto* fastExit = mpidbg::rt::fastEnterCollective(FUNCTION, COMM, ROOT, COUNT);                \
+    if (!fastExit) [[unlikely]]                                                                   \
       return NAME##_slow ARGS;                                                                    \
     const int rc = P##NAME ARGS;                                                                  \
-    mpidbg::rt::fastLeaveCollective();                                                            \
+    mpidbg::rt::fastLeaveCollective(fastExit);                                                    \
     return rc;                                                                                    \
   }
 

@@ -201,8 +201,9 @@ void Control::rearmLocked() noexcept {
   if (stepRemaining_ > 0) bits |= kArmStep;
   // Set the new bits first, then clear the others, keeping kArmHold as is
   // (the freeze signal handler sets it without the mutex).
-  __atomic_fetch_or(&mpidbg_rt_armed, bits, __ATOMIC_RELAXED);
-  __atomic_fetch_and(&mpidbg_rt_armed, bits | kArmHold, __ATOMIC_RELAXED);
+  __atomic_fetch_or(&mpidbg_rt_armed, bits, __ATOMIC_SEQ_CST);
+  __atomic_fetch_and(&mpidbg_rt_armed, bits | kArmHold, __ATOMIC_SEQ_CST);
+  refreshFastGate();
 }
 
 std::string Control::stopText(Runtime&) const {
@@ -333,6 +334,5 @@ void Control::divergence(Runtime& rt, const std::string& call, const std::string
 }
 
 Runtime* gFastRuntime = nullptr;
-__thread std::atomic<std::uint64_t>* tFastExit __attribute__((tls_model("initial-exec"))) = nullptr;
 
 }  // namespace mpidbg::rt

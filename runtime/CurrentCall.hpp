@@ -163,6 +163,9 @@ class CurrentCall {
     function_.store(0, std::memory_order_release);
     owned_.store(false, std::memory_order_release);
   }
+  /// end() for a call publishExclusive() published: an exclusive record is
+  /// never claimed, so only `function` changes.
+  [[gnu::always_inline]] void endExclusive() noexcept { function_.store(0, std::memory_order_release); }
 
   /// A consistent copy of the record, or std::nullopt when no call is
   /// recorded (or the writer kept it changing for every retry). With

@@ -211,7 +211,8 @@ Runtime* Runtime::goLive(std::unique_ptr<Runtime> rt, int providedThreadLevel) {
   // From here on the object lives until the process is gone.
   Runtime* raw = rt.release();
   gAttached.store(raw, std::memory_order_release);
-  if (fastPath) __atomic_store_n(&gFastRuntime, raw, __ATOMIC_RELEASE);
+  if (fastPath) __atomic_store_n(&gFastRuntime, raw, __ATOMIC_SEQ_CST);
+  refreshFastGate();
   reportCallsBeforeInit(*raw);
   return raw;
 }

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "CallScope.hpp"
 #include "Control.hpp"
 #include "Guarded.hpp"
 #include "Runtime.hpp"
@@ -25,6 +26,20 @@
 namespace mpidbg::rt {
 
 std::uintptr_t gThreadGate = kThreadGateClosed;
+std::uintptr_t gFastGate = kThreadGateClosed;
+
+void refreshFastGate() noexcept {
+  auto allowed = [] {
+    const std::uintptr_t thread = __atomic_load_n(&gThreadGate, __ATOMIC_SEQ_CST);
+    const bool open = thread != kThreadGateClosed && __atomic_load_n(&gFastRuntime, __ATOMIC_SEQ_CST) != nullptr &&
+                      __atomic_load_n(&mpidbg_rt_armed, __ATOMIC_SEQ_CST) == 0;
+    return open ? thread : kThreadGateClosed;
+  };
+  const std::uintptr_t thread = allowed();
+  __atomic_store_n(&gFastGate, thread, __ATOMIC_SEQ_CST);
+  if (thread != kThreadGateClosed && allowed() != thread)
+    __atomic_store_n(&gFastGate, kThreadGateClosed, __ATOMIC_SEQ_CST);
+}
 
 namespace {
 
@@ -217,7 +232,8 @@ void noteMpiInit(int requested, int provided) noexcept {
   gProvided = provided;
   gInitThread = threadPointer();
   gInitTid = myTid();
-  if (provided < MPI_THREAD_MULTIPLE) __atomic_store_n(&gThreadGate, gInitThread, __ATOMIC_RELEASE);
+  if (provided < MPI_THREAD_MULTIPLE) __atomic_store_n(&gThreadGate, gInitThread, __ATOMIC_SEQ_CST);
+  refreshFastGate();
 }
 
 bool gMpiInitEntered = false;
@@ -267,7 +283,8 @@ void reportCallsBeforeInit(Runtime& rt) noexcept {
 
 void noteMpiFinalized() noexcept {
   gFinalized.store(true, std::memory_order_release);
-  __atomic_store_n(&gThreadGate, kThreadGateClosed, __ATOMIC_RELEASE);
+  __atomic_store_n(&gThreadGate, kThreadGateClosed, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&gFastGate, kThreadGateClosed, __ATOMIC_SEQ_CST);
 }
 
 std::uint8_t threadEnter(Runtime& rt, MpiFunction function, std::uint64_t comm, bool collective) noexcept {
@@ -281,6 +298,7 @@ std::uint8_t threadEnter(Runtime& rt, MpiFunction function, std::uint64_t comm, 
       !(token & kThreadSkipRecord))
     gInsideTid.store(myTid(), std::memory_order_release);
   __atomic_store_n(&gThreadGate, kThreadGateClosed, __ATOMIC_RELAXED);
+  __atomic_store_n(&gFastGate, kThreadGateClosed, __ATOMIC_RELAXED);
   return token;
 }
 
@@ -294,10 +312,11 @@ void threadLeave(std::uint8_t token) noexcept {
   int mine = myTid();
   gInsideTid.compare_exchange_strong(mine, 0, std::memory_order_acq_rel);
   if (gInside.fetch_sub(1, std::memory_order_acq_rel) != 1 || gFinalized.load(std::memory_order_acquire)) return;
-  __atomic_store_n(&gThreadGate, gInitThread, __ATOMIC_RELEASE);
+  __atomic_store_n(&gThreadGate, gInitThread, __ATOMIC_SEQ_CST);
   // Someone entered meanwhile, or MPI_Finalize returned: close it again.
   if (gInside.load(std::memory_order_acquire) != 0 || gFinalized.load(std::memory_order_acquire))
-    __atomic_store_n(&gThreadGate, kThreadGateClosed, __ATOMIC_RELEASE);
+    __atomic_store_n(&gThreadGate, kThreadGateClosed, __ATOMIC_SEQ_CST);
+  refreshFastGate();
 }
 
 proto::ThreadLevelInfo threadLevelInfo(std::int32_t rank) noexcept {

@@ -16,7 +16,8 @@ class Runtime;
 /// MPI thread-level compliance, checked while the program runs (issue 12).
 ///
 /// Fast path (CallScope.hpp fastEnter*): one compare of the calling thread's
-/// thread pointer with gThreadGate. The gate holds the thread pointer of the
+/// thread pointer with gFastGate, which follows gThreadGate (and is closed
+/// besides while the runtime is inert or armed). The gate holds the thread pointer of the
 /// thread that initialized MPI while the provided level is below
 /// MPI_THREAD_MULTIPLE and no call is inside the slow path; otherwise it is
 /// kThreadGateClosed, so every other thread, every call made while another
@@ -51,6 +52,29 @@ inline constexpr std::uintptr_t kThreadGateClosed = 1;
 /// the slow path, MPI is not finalized).
 [[gnu::always_inline]] inline bool threadGateOpen() noexcept {
   return threadPointer() == __atomic_load_n(&gThreadGate, __ATOMIC_RELAXED);
+}
+
+/// The MPI fast path's gate (CallScope.hpp fastEnter*): gThreadGate's thread
+/// pointer while, besides, the runtime allows the fast path (gFastRuntime is
+/// set) and nothing is armed (mpidbg_rt_armed is 0); else kThreadGateClosed.
+/// So one compare with the thread pointer answers "attached with the fast
+/// path on, nothing armed, thread levels fine". Kept by refreshFastGate().
+/// Defined in ThreadLevel.cpp.
+extern std::uintptr_t gFastGate __attribute__((visibility("hidden")));
+
+/// Recomputes gFastGate after one of its inputs changed (gThreadGate,
+/// gFastRuntime, mpidbg_rt_armed); every writer of an input calls it after
+/// its write (with sequentially consistent atomics). It opens the gate only
+/// when every input allows it and then checks them again, closing it if one
+/// changed meanwhile, so the gate never stays open over an input that
+/// forbids it (a writer that closes an input closes the gate after; an
+/// opener that stored before that close re-reads the input). Atomics only:
+/// async-signal-safe.
+void refreshFastGate() noexcept;
+
+/// True when the calling thread may take the MPI fast path (gFastGate).
+[[gnu::always_inline]] inline bool fastGateOpen() noexcept {
+  return threadPointer() == __atomic_load_n(&gFastGate, __ATOMIC_ACQUIRE);
 }
 
 /// Bits of what threadEnter() did, for threadLeave().
