@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "CurrentCall.hpp"
+#include "ExportedState.hpp"
 
 namespace mpidbg::rt {
 
@@ -132,7 +133,7 @@ OpRecord* OpTable::insert(const OpInit& op) noexcept {
   if (!target) {
     target = firstFree;
     if (!target) {
-      overflow_.fetch_add(1, std::memory_order_relaxed);
+      stateRoot().opOverflow.fetch_add(1, std::memory_order_relaxed);
       return nullptr;
     }
     live_.store(live_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);

@@ -93,9 +93,11 @@ class OpTable {
   /// (counted in the overflow counter).
   static constexpr std::size_t kCapacity = 4096;
 
-  /// `overflow` counts operations not recorded because the table was full
-  /// (the exported root.op_overflow).
-  explicit OpTable(std::atomic<std::uint64_t>& overflow) noexcept : overflow_(overflow) {}
+  /// Empty. Operations not recorded because the table was full are counted
+  /// in the exported root.op_overflow (stateRoot().opOverflow). constexpr,
+  /// so a static table is laid out at link time and its pages cost memory
+  /// only once used.
+  constexpr OpTable() noexcept = default;
   OpTable(const OpTable&) = delete;
   OpTable& operator=(const OpTable&) = delete;
 
@@ -150,7 +152,6 @@ class OpTable {
   void removeLocked(OpRecord& op) noexcept;
 
   std::array<OpRecord, kCapacity> slots_{};
-  std::atomic<std::uint64_t>& overflow_;
   /// Live records; changed only under writers_ (plain load + store).
   std::atomic<std::uint32_t> live_{0};
   OpTableLock writers_;
