@@ -20,6 +20,16 @@ frontend_of() {
   tr '\0' '\n' <"/proc/$1/environ" 2>/dev/null | sed -n 's/^MPIDBG_FRONTEND=//p'
 }
 
+# read_listen_facts RANK: in a running session whose front end listens off
+# loopback, sets port (the hub's, from its notice), listener (the address
+# bound on that port), rank_pid and frontend (RANK's MPIDBG_FRONTEND).
+read_listen_facts() {
+  port="$(sed -n 's/^Listening for the ranks on [0-9.]*:\([0-9]*\);.*/\1/p' "$work/out" "$work/err" | head -1)"
+  listener="$(listening_address "$port")"
+  rank_pid="$(awk -v rank="$1" '$1 == rank { print $3 }' "$work/out" | head -1)"
+  frontend="$(frontend_of "$rank_pid")"
+}
+
 case_listen_host_ranks_on_two_hosts_register_off_loopback() {
   local address
   address="$(this_host_address)"
@@ -30,17 +40,14 @@ case_listen_host_ranks_on_two_hosts_register_off_loopback() {
   fi
   start_session --listen host -- "$mpiexec" -launcher fork -hosts localhost,127.0.0.2 -n 4 "$examples/ring"
   send_command ranks '^3 +' || { end_session; return 1; }
-  local port listener pid3 frontend
-  port="$(sed -n 's/^Listening for the ranks on [0-9.]*:\([0-9]*\);.*/\1/p' "$work/out" "$work/err" | head -1)"
-  listener="$(listening_address "$port")"
-  pid3="$(awk '$1 == "3" { print $3 }' "$work/out" | head -1)"
-  frontend="$(frontend_of "$pid3")"
+  local port listener rank_pid frontend
+  read_listen_facts 3
   send_command run 'Continuing' || { end_session; return 1; }
   send_command wait 'has ended' || { end_session; return 1; }
   end_session
   check_contains "$(cat "$work/out" "$work/err")" "Listening for the ranks on $address:$port; ranks on other hosts read the session key from" "the notice" &&
   check_contains "$listener" "$address" "the front end's listener (ss, port '$port')" &&
-  check_contains "$frontend" "$address:$port" "rank 3's MPIDBG_FRONTEND (pid '$pid3')" &&
+  check_contains "$frontend" "$address:$port" "rank 3's MPIDBG_FRONTEND (pid '$rank_pid')" &&
   # Every rank's server binds the address its route to the front end leaves
   # from (here the same interface), Hydra's 127.0.0.2 host included.
   check_matches "$out" "^0 +[^ ]+ +[0-9]+ +${address//./\\.}:[0-9]+ " "rank 0's server" &&
@@ -54,11 +61,8 @@ case_listen_any_and_a_loopback_address() {
   if [ -n "$address" ]; then
     start_session --listen any -- "$mpiexec" -n 2 "$examples/ring"
     send_command ranks '^1 +' || { end_session; return 1; }
-    local port listener pid1 frontend
-    port="$(sed -n 's/^Listening for the ranks on [0-9.]*:\([0-9]*\);.*/\1/p' "$work/out" "$work/err" | head -1)"
-    listener="$(listening_address "$port")"
-    pid1="$(awk '$1 == "1" { print $3 }' "$work/out" | head -1)"
-    frontend="$(frontend_of "$pid1")"
+    local port listener rank_pid frontend
+    read_listen_facts 1
     send_command kill 'Killed the job' || { end_session; return 1; }
     end_session
     check_contains "$listener" "0.0.0.0" "the wildcard listener (port '$port')" &&
