@@ -164,10 +164,6 @@ void warnIfSingletonTask(int size) {
                  count);
 }
 
-}  // namespace
-
-namespace {
-
 /// The communicator registry and the operation table of the process's one
 /// runtime: 4,096 slots each, 1.9 MiB together. Static and constant-
 /// initialized, they are laid out by the linker (the registry in .bss, the
