@@ -85,7 +85,7 @@ int show(const std::vector<std::string>& paths, bool decisions, bool json) {
     if (json) out["errors"].push_back(e);
     else std::cerr << "error: " << e << "\n";
   }
-  if (json) std::cout << out.dump() << "\n";
+  if (json) std::cout << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   return errors.empty() ? kExitOk : kExitCommandFailed;
 }
 
@@ -127,7 +127,7 @@ int compare(const std::string& a, const std::string& b, bool json) {
   }
   if (json) {
     out["same"] = same;
-    std::cout << out.dump() << "\n";
+    std::cout << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     std::cout << (same ? "The runs took the same decisions.\n" : "The runs took different decisions.\n");
   }

@@ -104,7 +104,7 @@ int coreMain(std::vector<std::string> args) {
     if (!seen[r]) input.unreadable[r] = "no core file given";
   const core::HangVerdict verdict = core::analyzeHang(input);
   if (json) {
-    std::cout << core::hangToJson(verdict).dump() << "\n";
+    std::cout << core::hangToJson(verdict).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     std::cout << "Queues:\n" << core::renderQueues(input.ranks, input.unreadable) << core::renderHang(verdict);
   }

@@ -121,3 +121,16 @@ check(r0["by_function"]["MPI_Irecv"] == 3 and r0["by_function"]["MPI_Waitany"] =
 check(all(r["recorded"] == 0 and not r["replaying"] for r in records[1:]), "the senders decide nothing")
 '
 }
+
+case_record_show_json_survives_a_path_that_is_not_utf8() {
+  # A path is bytes: its error must reach the JSON as text (U+FFFD for the
+  # invalid byte), not abort mpidbg.
+  run_mpidbg 30 record show --json "$work/missing-"$'\xff'"-rec"
+  check_rc 65 &&
+  python3 -c '
+import json, sys
+doc = json.loads(sys.stdin.read())
+assert doc["logs"] == [], doc
+assert len(doc["errors"]) == 1 and "missing-\ufffd-rec" in doc["errors"][0], doc
+' <<<"$out" || { echo "    expected one JSON object with the error on stdout, got: $out"; return 1; }
+}
