@@ -114,7 +114,18 @@ CommandResult doWait(Context& ctx, std::string_view args) {
     result.text = "Every rank is blocked in MPI, frozen or exited (after " + std::string(secs) + " s).\n";
     result.data["outcome"] = "settled";
   } else {
-    result.text = "Timed out after " + std::string(secs) + " s; some ranks are still running.\n";
+    // Ranks attached by pid have no runtime to report a block or a stop.
+    core::RankSet unseen;
+    for (const auto& info : ctx.debugger.job().snapshot())
+      if (info.noRuntime && !info.ended()) unseen.insert(info.rank);
+    if (unseen.empty()) {
+      result.text = "Timed out after " + std::string(secs) + " s; some ranks are still running.\n";
+    } else {
+      result.text = "Timed out after " + std::string(secs) + " s. Ranks " + unseen.toString() +
+                    " run without the runtime, so wait sees them end but not block or stop; 'where' or "
+                    "'hang' reads their stacks.\n";
+      result.data["without_runtime"] = rankSetJson(unseen);
+    }
     result.data["outcome"] = "timed_out";
   }
   return result;
@@ -535,7 +546,8 @@ const std::vector<Command>& commandTable() {
       {"wait", {}, "wait [SECONDS]", "Wait for the next stop, or until every rank is blocked",
        "Returns when a rank stops (breakpoint, freeze, step), when every rank is blocked in\n"
        "MPI, frozen, held by gdb or has exited, when the job ends, after SECONDS (default 60),\n"
-       "or on Ctrl-C.",
+       "or on Ctrl-C. Ranks attached without the runtime (attach --pid, --slurm) are seen\n"
+       "ending, not blocking: with them, wait runs until the job ends or SECONDS pass.",
        doWait},
       {"gdb", {}, "gdb RANKS COMMAND | gdb attach|detach [RANKS]", "Run a gdb command on ranks (attaching on first use)",
        "Attaches one gdb (MI) to each rank of RANKS on first use and runs COMMAND, a gdb\n"

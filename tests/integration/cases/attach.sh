@@ -164,10 +164,17 @@ case_attach_by_pid_without_runtime_stacks_verdict_gdb() {
 case_attach_by_pid_leaving_detaches_and_errors() {
   start_plain_job -n 2 "$examples/hangs/recv_cycle" || { stop_listening_job; return 1; }
   local ok=1
-  run_mpidbg 120 attach --pid "$listen_pid" -ex where
+  run_mpidbg 120 attach --pid "$listen_pid" -ex 'wait 2' -ex where
   check_rc 0 && check_contains "$out" "main > MPI_Recv  [0-1]" "where" &&
+  check_contains "$out" " s. Ranks [0-1] run without the runtime, so wait sees them end but not block or stop; 'where' or 'hang' reads their stacks." "wait" &&
   check_contains "$out" "Detached from the job; it runs on (attach again with: mpidbg attach --pid $listen_pid)" "the end" || ok=0
   kill -0 "$listen_pid" 2>/dev/null || { echo "    the job ended when mpidbg left"; ok=0; }
+  # The same in JSON, validated against the schema.
+  run_mpidbg 60 attach --json --pid "$listen_pid" -ex 'wait 1'
+  check_rc 0 && json_check '
+w = result("wait 1")
+check(w["outcome"] == "timed_out" and w["without_runtime"]["rank_list"] == [0, 1], "wait names the ranks it cannot see block")
+' || ok=0
   # Not a launcher of MPI ranks; two ways at once; nothing at all.
   sleep 30 & local sleeper=$!
   run_mpidbg 30 attach --pid "$sleeper"
