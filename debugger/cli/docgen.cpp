@@ -264,7 +264,8 @@ void printMan(std::ostream& out) {
        "only), host (this host's address: the host name's, or the first interface up and not loopback; "
        "ranks on other hosts then bind the address their route to it leaves from), any (every interface, "
        "ranks told this host's address), or an IPv4 address or host name. Ranks on other hosts read the "
-       "session key from mpidbg's session directory under $TMPDIR, which must be a directory they share."},
+       "session key from mpidbg's session directory, then under $TMPDIR if set, else under $HOME/.mpidbg: a "
+       "directory they must share."},
       {"--direct", "Ask each rank over its own connection instead of through the ranks' forwarding tree."},
       {"--fan-out K", "Fan-out of the forwarding tree, 1 to 64 (default: 4)."},
       {"--hang-timeout SECONDS",

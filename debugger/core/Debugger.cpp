@@ -49,17 +49,28 @@ Expected<void> Debugger::launch(const LaunchOptions& options, const Progress& pr
   if (::stat(options.runtimePath.c_str(), &st) != 0)
     return fail("runtime library not found at " + options.runtimePath +
                 " (build it, or pass --runtime PATH)");
-  auto dir = SessionDir::create();
-  if (!dir) return std::unexpected(dir.error());
-  sessionDir_ = std::move(*dir);
   auto where = resolveHubAddress(options.listen);
   if (!where) return std::unexpected(where.error());
+  // Ranks on other hosts must read the key file: without a TMPDIR naming a
+  // shared directory, the session goes under $HOME, which clusters share.
+  const bool offHost = !ccs::isLoopbackIpv4(where->advertise);
+  std::string parent;
+  const char* tmp = std::getenv("TMPDIR");
+  if (const char* home = std::getenv("HOME"); offHost && !(tmp && *tmp) && home && *home)
+    parent = std::string(home) + "/.mpidbg";
+  auto dir = SessionDir::create(parent);
+  if (!dir) return std::unexpected(dir.error());
+  sessionDir_ = std::move(*dir);
   auto hub = EventHub::start(*where, sessionDir_->key(), job_, notify_);
   if (!hub) return std::unexpected(hub.error());
   hub_ = std::move(*hub);
-  if (!ccs::isLoopbackIpv4(where->advertise))
+  if (offHost)
     notify_("Listening for the ranks on " + hub_->endpoint().toString() + "; ranks on other hosts read the session key " +
-            "from " + sessionDir_->keyFile() + ", so that directory must be one they share (set TMPDIR)");
+            "from " + sessionDir_->keyFile() + ", so that directory must be one they share (" +
+            (!parent.empty()   ? "it is under $HOME; set TMPDIR to choose another"
+             : tmp && *tmp     ? "it is under TMPDIR"
+                               : "set TMPDIR to a shared directory") +
+            ")");
 
   std::string preload = options.runtimePath;
   if (const char* existing = std::getenv("LD_PRELOAD"); existing && *existing)

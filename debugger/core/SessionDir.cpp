@@ -14,9 +14,11 @@
 
 namespace mpidbg::core {
 
-Expected<std::unique_ptr<SessionDir>> SessionDir::create() {
+Expected<std::unique_ptr<SessionDir>> SessionDir::create(const std::string& parent) {
   const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/mpidbg-XXXXXX";
+  if (!parent.empty() && ::mkdir(parent.c_str(), 0700) != 0 && errno != EEXIST)
+    return fail("cannot create " + parent + ": " + std::strerror(errno));
+  std::string pattern = (!parent.empty() ? parent : std::string(tmp && *tmp ? tmp : "/tmp")) + "/mpidbg-XXXXXX";
   if (::mkdtemp(pattern.data()) == nullptr)
     return fail("cannot create session directory " + pattern + ": " + std::strerror(errno));
   std::unique_ptr<SessionDir> dir(new SessionDir());

@@ -15,10 +15,11 @@ namespace mpidbg::core {
 /// destruction.
 class SessionDir {
  public:
-  /// Creates the directory under $TMPDIR (or /tmp) and a fresh random key.
-  /// Errors: the directory or file cannot be created, or the random generator
-  /// fails.
-  static Expected<std::unique_ptr<SessionDir>> create();
+  /// Creates the directory under `parent` (made, mode 0700, if missing; its
+  /// own parent must exist), or under $TMPDIR (or /tmp) when `parent` is
+  /// empty, and a fresh random key. Errors: the directory or file cannot be
+  /// created, or the random generator fails.
+  static Expected<std::unique_ptr<SessionDir>> create(const std::string& parent = {});
   ~SessionDir();
   SessionDir(const SessionDir&) = delete;
   SessionDir& operator=(const SessionDir&) = delete;

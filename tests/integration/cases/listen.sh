@@ -38,14 +38,20 @@ case_listen_host_ranks_on_two_hosts_register_off_loopback() {
     check_rc 69 && check_contains "$err" "has no IPv4 address other hosts can reach" "stderr without an interface"
     return
   fi
-  start_session --listen host -- "$mpiexec" -launcher fork -hosts localhost,127.0.0.2 -n 4 "$examples/ring"
+  # No TMPDIR: the session (and its key file) goes under $HOME, which the
+  # hosts of a cluster share.
+  mkdir -p "$work/home"
+  TMPDIR= HOME="$work/home" start_session --listen host -- "$mpiexec" -launcher fork -hosts localhost,127.0.0.2 -n 4 "$examples/ring"
   send_command ranks '^3 +' || { end_session; return 1; }
-  local port listener rank_pid frontend
+  local port listener rank_pid frontend keyfile
   read_listen_facts 3
+  keyfile="$(tr '\0' '\n' <"/proc/$rank_pid/environ" 2>/dev/null | sed -n 's/^MPIDBG_KEY_FILE=//p')"
   send_command run 'Continuing' || { end_session; return 1; }
   send_command wait 'has ended' || { end_session; return 1; }
   end_session
-  check_contains "$(cat "$work/out" "$work/err")" "Listening for the ranks on $address:$port; ranks on other hosts read the session key from" "the notice" &&
+  check_contains "$(cat "$work/out" "$work/err")" "Listening for the ranks on $address:$port; ranks on other hosts read the session key from $keyfile, so that directory must be one they share (it is under \$HOME; set TMPDIR to choose another)" "the notice" &&
+  check_matches "$keyfile" "^$work/home/\.mpidbg/mpidbg-[^/]+/key\$" "rank 3's MPIDBG_KEY_FILE" &&
+  { [ ! -e "$(dirname "$keyfile")" ] || { echo "    the session directory is left behind: $(dirname "$keyfile")"; false; }; } &&
   check_contains "$listener" "$address" "the front end's listener (ss, port '$port')" &&
   check_contains "$frontend" "$address:$port" "rank 3's MPIDBG_FRONTEND (pid '$rank_pid')" &&
   # Every rank's server binds the address its route to the front end leaves
@@ -59,7 +65,8 @@ case_listen_any_and_a_loopback_address() {
   local address
   address="$(this_host_address)"
   if [ -n "$address" ]; then
-    start_session --listen any -- "$mpiexec" -n 2 "$examples/ring"
+    mkdir -p "$work/home"
+    HOME="$work/home" start_session --listen any -- "$mpiexec" -n 2 "$examples/ring"
     send_command ranks '^1 +' || { end_session; return 1; }
     local port listener rank_pid frontend
     read_listen_facts 1
