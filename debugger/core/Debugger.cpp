@@ -51,14 +51,9 @@ Expected<void> Debugger::launch(const LaunchOptions& options, const Progress& pr
                 " (build it, or pass --runtime PATH)");
   auto where = resolveHubAddress(options.listen);
   if (!where) return std::unexpected(where.error());
-  // Ranks on other hosts must read the key file: without a TMPDIR naming a
-  // shared directory, the session goes under $HOME, which clusters share.
+  // Ranks on other hosts must read the key file too.
   const bool offHost = !ccs::isLoopbackIpv4(where->advertise);
-  std::string parent;
-  const char* tmp = std::getenv("TMPDIR");
-  if (const char* home = std::getenv("HOME"); offHost && !(tmp && *tmp) && home && *home)
-    parent = std::string(home) + "/.mpidbg";
-  auto dir = SessionDir::create(parent);
+  auto dir = SessionDir::create(offHost ? SessionDir::Readers::OtherHosts : SessionDir::Readers::ThisHost);
   if (!dir) return std::unexpected(dir.error());
   sessionDir_ = std::move(*dir);
   auto hub = EventHub::start(*where, sessionDir_->key(), job_, notify_);
@@ -67,9 +62,9 @@ Expected<void> Debugger::launch(const LaunchOptions& options, const Progress& pr
   if (offHost)
     notify_("Listening for the ranks on " + hub_->endpoint().toString() + "; ranks on other hosts read the session key " +
             "from " + sessionDir_->keyFile() + ", so that directory must be one they share (" +
-            (!parent.empty()   ? "it is under $HOME; set TMPDIR to choose another"
-             : tmp && *tmp     ? "it is under TMPDIR"
-                               : "set TMPDIR to a shared directory") +
+            (sessionDir_->parent() == SessionDir::Parent::Home     ? "it is under $HOME; set TMPDIR to choose another"
+             : sessionDir_->parent() == SessionDir::Parent::TmpDir ? "it is under TMPDIR"
+                                                                   : "set TMPDIR to a shared directory") +
             ")");
 
   std::string preload = options.runtimePath;

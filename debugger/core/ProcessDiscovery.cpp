@@ -178,14 +178,13 @@ Expected<std::vector<FoundRank>> ranksFromMpir(pid_t launcher) {
     if (found && found->rank != rank) continue;  // another host's pid, here some other rank's
     if (!found) {
       // No rank in its environment: the same program, or not ours.
-      std::error_code ec;
-      const auto exe = std::filesystem::read_symlink("/proc/" + std::to_string(entry.pid) + "/exe", ec);
-      if (ec || entry.executable.empty() ||
-          exe.filename() != std::filesystem::path(entry.executable).filename())
+      FoundRank candidate;
+      candidate.pid = entry.pid;
+      describeProcess(candidate);
+      if (candidate.executable.empty() || entry.executable.empty() ||
+          std::filesystem::path(candidate.executable).filename() != std::filesystem::path(entry.executable).filename())
         continue;
-      found = FoundRank{};
-      found->pid = entry.pid;
-      describeProcess(*found);
+      found = std::move(candidate);
     }
     found->rank = rank;
     found->size = size;

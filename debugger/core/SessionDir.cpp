@@ -14,15 +14,26 @@
 
 namespace mpidbg::core {
 
-Expected<std::unique_ptr<SessionDir>> SessionDir::create(const std::string& parent) {
+Expected<std::unique_ptr<SessionDir>> SessionDir::create(Readers readers) {
   const char* tmp = std::getenv("TMPDIR");
-  if (!parent.empty() && ::mkdir(parent.c_str(), 0700) != 0 && errno != EEXIST)
-    return fail("cannot create " + parent + ": " + std::strerror(errno));
-  std::string pattern = (!parent.empty() ? parent : std::string(tmp && *tmp ? tmp : "/tmp")) + "/mpidbg-XXXXXX";
+  const char* home = std::getenv("HOME");
+  Parent parent = Parent::Tmp;
+  std::string base = "/tmp";
+  if (tmp && *tmp) {
+    parent = Parent::TmpDir;
+    base = tmp;
+  } else if (readers == Readers::OtherHosts && home && *home) {
+    parent = Parent::Home;
+    base = std::string(home) + "/.mpidbg";
+    if (::mkdir(base.c_str(), 0700) != 0 && errno != EEXIST)
+      return fail("cannot create " + base + ": " + std::strerror(errno));
+  }
+  std::string pattern = base + "/mpidbg-XXXXXX";
   if (::mkdtemp(pattern.data()) == nullptr)
     return fail("cannot create session directory " + pattern + ": " + std::strerror(errno));
   std::unique_ptr<SessionDir> dir(new SessionDir());
   dir->path_ = pattern;  // mkdtemp creates it with mode 0700
+  dir->parent_ = parent;
 
   auto key = ccs::randomBytes(ccs::kSessionKeyBytes);
   if (!key) return std::unexpected(key.error());

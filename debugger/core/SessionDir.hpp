@@ -15,11 +15,18 @@ namespace mpidbg::core {
 /// destruction.
 class SessionDir {
  public:
-  /// Creates the directory under `parent` (made, mode 0700, if missing; its
-  /// own parent must exist), or under $TMPDIR (or /tmp) when `parent` is
-  /// empty, and a fresh random key. Errors: the directory or file cannot be
-  /// created, or the random generator fails.
-  static Expected<std::unique_ptr<SessionDir>> create(const std::string& parent = {});
+  /// Who must read the key file: ranks on this host only, or also ranks on
+  /// other hosts (mpidbg --listen off loopback).
+  enum class Readers { ThisHost, OtherHosts };
+  /// Where the directory went, for telling the user.
+  enum class Parent { TmpDir, Home, Tmp };
+
+  /// Creates the directory and a fresh random key. The directory goes under
+  /// $TMPDIR when set; else, for OtherHosts readers, under $HOME/.mpidbg
+  /// (made, mode 0700, if missing: home directories are what cluster nodes
+  /// share) when HOME is set; else under /tmp. Errors: a directory or the
+  /// file cannot be created, or the random generator fails.
+  static Expected<std::unique_ptr<SessionDir>> create(Readers readers = Readers::ThisHost);
   ~SessionDir();
   SessionDir(const SessionDir&) = delete;
   SessionDir& operator=(const SessionDir&) = delete;
@@ -30,10 +37,13 @@ class SessionDir {
   std::string keyFile() const { return path_ + "/key"; }
   /// The raw 32-byte key.
   const std::vector<std::uint8_t>& key() const { return key_; }
+  /// Which rule of create() placed the directory.
+  Parent parent() const { return parent_; }
 
  private:
   SessionDir() = default;
   std::string path_;
+  Parent parent_ = Parent::Tmp;
   std::vector<std::uint8_t> key_;
 };
 
