@@ -201,9 +201,7 @@ void Control::rearmLocked() noexcept {
   if (stepRemaining_ > 0) bits |= kArmStep;
   // Set the new bits first, then clear the others, keeping kArmHold as is
   // (the freeze signal handler sets it without the mutex).
-  __atomic_fetch_or(&mpidbg_rt_armed, bits, __ATOMIC_SEQ_CST);
-  __atomic_fetch_and(&mpidbg_rt_armed, bits | kArmHold, __ATOMIC_SEQ_CST);
-  refreshFastGate();
+  changeArmed(bits, bits | kArmHold);
 }
 
 std::string Control::stopText(Runtime&) const {

@@ -10,6 +10,7 @@
 #include <pthread.h>
 
 #include "CurrentCall.hpp"
+#include "ThreadLevel.hpp"
 #include "ccs/Condition.hpp"
 #include "ccs/ControlProtocol.hpp"
 #include "ccs/RankProtocol.hpp"
@@ -38,6 +39,16 @@ enum ArmBit : unsigned int {
 
 /// One relaxed load: true when safe points must take the slow path.
 inline bool controlArmed() noexcept { return __atomic_load_n(&mpidbg_rt_armed, __ATOMIC_RELAXED) != 0; }
+
+/// The one way to change the armed word: sets the bits of `set`, then keeps
+/// only those of `keep`, then recomputes the MPI fast path's gate, which
+/// must follow every change (refreshFastGate, ThreadLevel.hpp). Atomics
+/// only: async-signal-safe.
+inline void changeArmed(unsigned int set, unsigned int keep = ~0u) noexcept {
+  if (set != 0) __atomic_fetch_or(&mpidbg_rt_armed, set, __ATOMIC_SEQ_CST);
+  if (keep != ~0u) __atomic_fetch_and(&mpidbg_rt_armed, keep, __ATOMIC_SEQ_CST);
+  refreshFastGate();
+}
 
 /// The slow path of an interposed MPI call while armed (CallScope): matches
 /// breakpoints against `call` and its `count` (-1 unknown) and, for

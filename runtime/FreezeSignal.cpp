@@ -22,7 +22,6 @@
 
 #include "Control.hpp"
 #include "Runtime.hpp"
-#include "ThreadLevel.hpp"
 #include "ccs/Server.hpp"
 
 namespace mpidbg::rt {
@@ -81,8 +80,7 @@ void Control::release() noexcept {
   stopText_.clear();
   stopKind_.store(StopKind::None, std::memory_order_relaxed);
   hold_.store(0, std::memory_order_release);
-  __atomic_fetch_and(&mpidbg_rt_armed, ~static_cast<unsigned int>(kArmHold), __ATOMIC_SEQ_CST);
-  refreshFastGate();
+  changeArmed(0, ~static_cast<unsigned int>(kArmHold));
   ::syscall(SYS_futex, futexWord(hold_), FUTEX_WAKE_PRIVATE, INT_MAX, nullptr, nullptr, 0);
 }
 
@@ -93,8 +91,7 @@ std::uint32_t Control::holdLocked(StopKind kind, std::string text) noexcept {
   if (!hold_.compare_exchange_strong(expected, generation, std::memory_order_acq_rel)) return 0;
   stopText_ = std::move(text);
   stopKind_.store(kind, std::memory_order_relaxed);
-  __atomic_fetch_or(&mpidbg_rt_armed, kArmHold, __ATOMIC_SEQ_CST);
-  refreshFastGate();
+  changeArmed(kArmHold);
   return generation;
 }
 
@@ -110,8 +107,7 @@ void Control::onFreezeSignal(int) noexcept {
     std::uint32_t expected = 0;
     if (c.hold_.compare_exchange_strong(expected, generation, std::memory_order_acq_rel)) {
       c.stopKind_.store(StopKind::Now, std::memory_order_relaxed);
-      __atomic_fetch_or(&mpidbg_rt_armed, kArmHold, __ATOMIC_SEQ_CST);
-      refreshFastGate();
+      changeArmed(kArmHold);
       const std::uint64_t one = 1;
       if (c.stoppedFd_ >= 0) (void)!::write(c.stoppedFd_, &one, sizeof one);
       held = generation;
