@@ -19,30 +19,36 @@
 
 namespace mpidbg::rt {
 
-/// Nesting depth of interposed calls on this thread: an MPI call made from
-/// inside another interposed call (a collective built from collectives, a
-/// library calling MPI) is passed straight to PMPI and counted once, at the
-/// outermost level. Initial-exec TLS: the runtime is loaded at start-up;
-/// __thread (no C++ TLS wrapper call): a plain int, constant-initialized.
-extern __thread int tCallDepth __attribute__((tls_model("initial-exec")));
-
-/// The communicator record this thread's last collective used (a one-entry
-/// cache in front of the registry's hash probe); checked live and matching
-/// before use. Never null: &gNoComm (never live) until the first lookup.
-/// Defined in Control.cpp.
-extern __thread CommRecord* tLastComm __attribute__((tls_model("initial-exec")));
-/// A record that is never live: tLastComm's empty value.
+/// A record that is never live (liveKey kNoKey): ThreadCalls::lastComm's
+/// empty value. Defined in Control.cpp.
 extern CommRecord gNoComm __attribute__((visibility("hidden")));
 
-/// The registry record of `comm` through tLastComm.
+/// This thread's interposition state. One initial-exec TLS block (the
+/// runtime is loaded at start-up; __thread: no C++ TLS wrapper call,
+/// constant-initialized), so that the fast path reaches both fields from one
+/// GOT offset. Defined in Control.cpp.
+struct ThreadCalls {
+  /// Nesting depth of interposed calls: an MPI call made from inside another
+  /// interposed call (a collective built from collectives, a library or a
+  /// callback calling MPI) is passed straight to PMPI and counted once, at
+  /// the outermost level.
+  int depth;
+  /// The communicator record this thread's last collective used (a
+  /// one-entry cache in front of the registry's hash probe), checked live
+  /// and matching (CommRecord::liveKey) before use. Never null: &gNoComm
+  /// until the first lookup. Written only by outermost calls, so it is the
+  /// same before and after the PMPI call of an outermost collective.
+  CommRecord* lastComm;
+};
+extern __thread ThreadCalls tCalls __attribute__((tls_model("initial-exec")));
+
+/// The registry record of `comm` through ThreadCalls::lastComm.
 inline CommRecord* cachedComm(CommRegistry& registry, MPI_Comm comm) noexcept {
-  const std::uint64_t key = commKey(comm);
-  CommRecord* r = tLastComm;
-  if (r->state.load(std::memory_order_acquire) == CommRecord::Live &&
-      r->handle.load(std::memory_order_relaxed) == key) [[likely]]
+  CommRecord* r = tCalls.lastComm;
+  if (r->liveKey.load(std::memory_order_acquire) == commKey(comm)) [[likely]]
     return r;
   r = registry.findOrRegister(comm);
-  tLastComm = r ? r : &gNoComm;
+  tCalls.lastComm = r ? r : &gNoComm;
   return r;
 }
 
@@ -83,7 +89,7 @@ class CallScope {
         noteCallBeforeInit(function);
       return;
     }
-    if (++tCallDepth != 1) return;
+    if (++tCalls.depth != 1) return;
     outermost_ = true;
     thread_ = threadCheck(*rt_, function, comm == MPI_COMM_NULL ? 0 : commKey(comm), false);
     begin({function, role, hasTag, role == PeerRole::None ? 0 : wirePeer(peer), hasTag ? wireTag(tag) : 0,
@@ -137,7 +143,7 @@ class CallScope {
 
   [[gnu::always_inline]] ~CallScope() {
     if (!rt_) return;
-    --tCallDepth;
+    --tCalls.depth;
     if (!outermost_) return;
     if (comm_) comm_->exits[collClass_].fetch_add(1, std::memory_order_release);
     if (recorded_) rt_->currentCall().end();
@@ -169,7 +175,7 @@ class CallScope {
         noteCallBeforeInit(function);
       return;
     }
-    if (++tCallDepth != 1) return;
+    if (++tCalls.depth != 1) return;
     outermost_ = true;
     thread_ = threadCheck(*rt_, function, commKey(comm), countExit && collClass >= 0);
     CurrentCall::Fields call{function, role, false, role == PeerRole::None ? 0 : root, 0, commKey(comm), 0, 0, 0};
@@ -196,7 +202,7 @@ class CallScope {
         noteCallBeforeInit(function);
       return;
     }
-    if (++tCallDepth != 1) return;
+    if (++tCalls.depth != 1) return;
     outermost_ = true;
     thread_ = threadCheck(*rt_, function, 0, false);
     CurrentCall::Fields call{function, PeerRole::None, false, 0, 0, 0, 0, callClockNow(), rt_->countCall()};
@@ -244,14 +250,6 @@ class CallScope {
   std::uint8_t thread_ = 0;  ///< ThreadToken bits of threadEnter()
 };
 
-/// The attached runtime when the fast path below may run at all (the call
-/// clock is the time-stamp counter, the current-call record is exclusive:
-/// thread level below MPI_THREAD_MULTIPLE, no idle waiting), else nullptr.
-/// Set once, when the runtime goes live, and never cleared; the fast path
-/// does not test it: gFastGate (ThreadLevel.hpp) is open only once it is
-/// set. Defined in Control.cpp.
-extern Runtime* gFastRuntime __attribute__((visibility("hidden")));
-
 /// The fast path of a blocking point-to-point wrapper (MPI_Send, MPI_Recv,
 /// ...): everything a CallScope does when nothing is armed, with no function
 /// call inside, so the wrapper keeps its arguments in registers and nothing
@@ -262,17 +260,17 @@ extern Runtime* gFastRuntime __attribute__((visibility("hidden")));
 /// inert runtime, breakpoints/freeze/step armed, no time-stamp counter,
 /// MPI_THREAD_MULTIPLE (the record needs its compare-and-swap), idle
 /// waiting, not the MPI_Init thread, another thread in the slow path,
-/// finalized): one compare of the thread pointer for all of them. The wrapper's slow path is a separate noinline
-/// function it tail-calls (MPIDBG_P2P_WRAPPER).
+/// finalized): one compare of the thread pointer for all of them. The
+/// record is the static gCurrentCall (PC-relative, no runtime pointer to
+/// load). The wrapper's slow path is a separate noinline function it
+/// tail-calls (MPIDBG_P2P_WRAPPER).
 [[gnu::always_inline]] inline bool fastEnter(MpiFunction function, MPI_Comm comm, PeerRole role, int peer,
                                              int tag) noexcept {
-  if (!fastGateOpen() || tCallDepth != 0) return false;
+  if (!fastGateOpen() || tCalls.depth != 0) return false;
 #if defined(__x86_64__)
-  // Set whenever the gate is open (refreshFastGate).
-  Runtime* rt = __atomic_load_n(&gFastRuntime, __ATOMIC_RELAXED);
-  tCallDepth = 1;
-  rt->currentCall().publishExclusive({function, role, true, wirePeer(peer), wireTag(tag), commKey(comm), 0,
-                                      static_cast<std::int64_t>(__rdtsc()), rt->countCall()});
+  tCalls.depth = 1;
+  gCurrentCall.publishExclusive({function, role, true, wirePeer(peer), wireTag(tag), commKey(comm), 0,
+                                 static_cast<std::int64_t>(__rdtsc()), Runtime::countCall()});
   return true;
 #else
   (void)function, (void)comm, (void)role, (void)peer, (void)tag;
@@ -282,50 +280,49 @@ extern Runtime* gFastRuntime __attribute__((visibility("hidden")));
 
 /// Ends a call fastEnter() published: the record shows no call again.
 [[gnu::always_inline]] inline void fastLeave() noexcept {
-  tCallDepth = 0;
-  // Set once and never cleared: the same runtime fastEnter saw.
-  __atomic_load_n(&gFastRuntime, __ATOMIC_RELAXED)->currentCall().endExclusive();
+  tCalls.depth = 0;
+  gCurrentCall.endExclusive();
 }
 
 /// fastEnter() for a blocking collective of class `function` (Barrier ..
 /// Scatterv) on `comm`, `root` (-1 when unrooted) and `count` as
 /// CallScope::collective records them: also counts the entry, the
 /// communicator's collSeq and one history record. Takes the slow path
-/// (false) as fastEnter does, and also when `comm` is not the one this
-/// thread's last collective used (the registry lookup is a call). Returns
-/// the exit counter fastLeaveCollective() counts on return when it has
-/// published the call (the wrapper keeps it in a register across the PMPI
-/// call), else nullptr.
-[[gnu::always_inline]] inline std::atomic<std::uint64_t>* fastEnterCollective(MpiFunction function, MPI_Comm comm,
-                                                                             int root, int count) noexcept {
-  if (!fastGateOpen() || tCallDepth != 0) return nullptr;
+/// (false, nothing done) as fastEnter does, and also when `comm` is not the
+/// live communicator this thread's last collective used
+/// (ThreadCalls::lastComm; the registry lookup is a call). True when it has
+/// published the call; the wrapper then calls PMPI and
+/// fastLeaveCollective().
+[[gnu::always_inline]] inline bool fastEnterCollective(MpiFunction function, MPI_Comm comm, int root,
+                                                       int count) noexcept {
+  if (!fastGateOpen() || tCalls.depth != 0) return false;
 #if defined(__x86_64__)
   const std::uint64_t key = commKey(comm);
-  CommRecord* record = tLastComm;
-  if (record->state.load(std::memory_order_acquire) != CommRecord::Live ||
-      record->handle.load(std::memory_order_relaxed) != key)
-    return nullptr;
-  // Set whenever the gate is open (refreshFastGate).
-  Runtime* rt = __atomic_load_n(&gFastRuntime, __ATOMIC_RELAXED);
-  tCallDepth = 1;
+  CommRecord* record = tCalls.lastComm;
+  if (record->liveKey.load(std::memory_order_acquire) != key) return false;
+  tCalls.depth = 1;
   const auto c = static_cast<std::size_t>(function) - static_cast<std::size_t>(MpiFunction::Barrier);
   const std::uint64_t collSeq = record->collSeq.fetch_add(1, std::memory_order_relaxed) + 1;
   const std::uint64_t collCall = record->entries[c].fetch_add(1, std::memory_order_relaxed) + 1;
-  rt->history().append(key, collSeq, function, root, count);
-  rt->currentCall().publishExclusive({function, root >= 0 ? PeerRole::Root : PeerRole::None, false,
-                                      root >= 0 ? root : 0, 0, key, collCall,
-                                      static_cast<std::int64_t>(__rdtsc()), rt->countCall()});
-  return &record->exits[c];
+  gCollHistory.append(key, collSeq, function, root, count);
+  gCurrentCall.publishExclusive({function, root >= 0 ? PeerRole::Root : PeerRole::None, false, root >= 0 ? root : 0,
+                                 0, key, collCall, static_cast<std::int64_t>(__rdtsc()), Runtime::countCall()});
+  return true;
 #else
   (void)function, (void)comm, (void)root, (void)count;
-  return nullptr;
+  return false;
 #endif
 }
 
-/// Ends a call fastEnterCollective() published: counts the exit on `exit`
-/// (what it returned), then as fastLeave().
-[[gnu::always_inline]] inline void fastLeaveCollective(std::atomic<std::uint64_t>* exit) noexcept {
-  exit->fetch_add(1, std::memory_order_release);
+/// Ends a collective fastEnterCollective() published as `function`: counts
+/// its exit on ThreadCalls::lastComm, which still holds the communicator
+/// fastEnterCollective() checked (only outermost calls change it; reading
+/// it again here, rather than keeping the record across the PMPI call,
+/// leaves the wrapper one callee-saved register to push), then as
+/// fastLeave().
+[[gnu::always_inline]] inline void fastLeaveCollective(MpiFunction function) noexcept {
+  const auto c = static_cast<std::size_t>(function) - static_cast<std::size_t>(MpiFunction::Barrier);
+  tCalls.lastComm->exits[c].fetch_add(1, std::memory_order_release);
   fastLeave();
 }
 
@@ -341,11 +338,10 @@ extern Runtime* gFastRuntime __attribute__((visibility("hidden")));
   }                                                                                               \
   }                                                                                               \
   MPIDBG_EXPORT int NAME PARAMS {                                                                 \
-    auto* fastExit = mpidbg::rt::fastEnterCollective(FUNCTION, COMM, ROOT, COUNT);                \
-    if (!fastExit) [[unlikely]]                                                                   \
+    if (!mpidbg::rt::fastEnterCollective(FUNCTION, COMM, ROOT, COUNT)) [[unlikely]]               \
       return NAME##_slow ARGS;                                                                    \
     const int rc = P##NAME ARGS;                                                                  \
-    mpidbg::rt::fastLeaveCollective(fastExit);                                                    \
+    mpidbg::rt::fastLeaveCollective(FUNCTION);                                                    \
     return rc;                                                                                    \
   }
 

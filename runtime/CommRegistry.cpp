@@ -120,6 +120,7 @@ CommRecord* CommRegistry::add(std::uint64_t handle, const CommInfo& info) noexce
   if (!target) return nullptr;
 
   CommRecord& r = *target;
+  r.liveKey.store(CommRecord::kNoKey, std::memory_order_relaxed);
   r.state.store(CommRecord::Filling, std::memory_order_relaxed);
   beginWrite(r);
   r.handle.store(handle, std::memory_order_relaxed);
@@ -134,6 +135,7 @@ CommRecord* CommRegistry::add(std::uint64_t handle, const CommInfo& info) noexce
   for (auto& c : r.exits) c.store(0, std::memory_order_relaxed);
   endWrite(r);
   r.state.store(CommRecord::Live, std::memory_order_release);
+  r.liveKey.store(handle, std::memory_order_release);
   return &r;
 }
 
@@ -173,6 +175,7 @@ void CommRegistry::remove(std::uint64_t handle) noexcept {
   std::lock_guard lock(writers_);
   CommRecord* r = find(handle);
   if (!r) return;
+  r->liveKey.store(CommRecord::kNoKey, std::memory_order_relaxed);
   beginWrite(*r);
   r->state.store(CommRecord::Tombstone, std::memory_order_release);
   endWrite(*r);

@@ -87,6 +87,14 @@ struct CommRecord {
   /// the n-th such call has sequence number n. Relaxed increments.
   std::atomic<std::uint64_t> collSeq{0};
   // ---- runtime-private (not in the layout table) ----
+  /// `handle` while the slot is Live, else kNoKey: set after the Live store
+  /// and cleared before the slot leaves Live, so that one compare with a
+  /// handle key answers "live and this communicator" (the collective fast
+  /// path's cache check, CallScope.hpp).
+  std::atomic<std::uint64_t> liveKey{kNoKey};
+  /// liveKey of a slot that is not Live: no handle key (MPICH's are 32-bit,
+  /// Open MPI's are addresses) has every bit set.
+  static constexpr std::uint64_t kNoKey = ~std::uint64_t{0};
   /// Bumped by every registration of the slot: an operation that remembers
   /// (record, generation) can tell whether the slot still holds its
   /// communicator.

@@ -69,8 +69,9 @@ std::optional<MpiCallRecord> CurrentCall::read(WaitedRequests* requests) const n
     const std::uint32_t before = seq_.load(std::memory_order_acquire);
     if (before & 1u) continue;
     MpiCallRecord c;
-    c.function = static_cast<MpiFunction>(function_.load(std::memory_order_relaxed));
-    c.peerRole = static_cast<PeerRole>(peerRole_.load(std::memory_order_relaxed));
+    const std::uint64_t kind = kind_.load(std::memory_order_relaxed);
+    c.function = static_cast<MpiFunction>(static_cast<std::uint32_t>(kind));
+    c.peerRole = static_cast<PeerRole>(kind >> 32);
     c.hasTag = hasTag_.load(std::memory_order_relaxed) != 0;
     c.peer = peer_.load(std::memory_order_relaxed);
     c.tag = tag_.load(std::memory_order_relaxed);

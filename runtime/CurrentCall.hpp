@@ -136,36 +136,32 @@ class CurrentCall {
   /// Withdraws the request array published by beginWaiting (readers see
   /// none again); only by the owner, before end().
   void clearRequests() noexcept {
-    const std::uint32_t s = seq_.load(std::memory_order_relaxed);
-    seq_.store(s + 1, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_release);
+    bumpVersion();
     requestCount_.store(0, std::memory_order_relaxed);
     requests_.store(0, std::memory_order_relaxed);
-    seq_.store(s + 2, std::memory_order_release);
+    bumpVersion();
   }
 
   /// Sets the entry time to `entryNs` (the call resumed after a stop at its
   /// safe point); only by the owner.
   void restamp(std::int64_t entryNs) noexcept {
-    const std::uint32_t s = seq_.load(std::memory_order_relaxed);
-    seq_.store(s + 1, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_release);
+    bumpVersion();
     entryNs_.store(entryNs, std::memory_order_relaxed);
-    seq_.store(s + 2, std::memory_order_release);
+    bumpVersion();
   }
 
   /// Clears the record (function None: readers see no call; the other
   /// fields are left stale) and releases it; only after a begin() that
-  /// returned true. Only `function` changes and the version does not: a
-  /// reader that sees the old function sees the old call whole, one that
-  /// sees 0 sees none.
+  /// returned true. Only `function` (with `peer_role`, the same word)
+  /// changes and the version does not: a reader that sees the old function
+  /// sees the old call whole, one that sees 0 sees none.
   [[gnu::always_inline]] void end() noexcept {
-    function_.store(0, std::memory_order_release);
+    kind_.store(0, std::memory_order_release);
     owned_.store(false, std::memory_order_release);
   }
   /// end() for a call publishExclusive() published: an exclusive record is
   /// never claimed, so only `function` changes.
-  [[gnu::always_inline]] void endExclusive() noexcept { function_.store(0, std::memory_order_release); }
+  [[gnu::always_inline]] void endExclusive() noexcept { kind_.store(0, std::memory_order_release); }
 
   /// A consistent copy of the record, or std::nullopt when no call is
   /// recorded (or the writer kept it changing for every retry). With
@@ -192,13 +188,31 @@ class CurrentCall {
     return {c.function, c.peerRole, c.hasTag, c.peer, c.tag, c.comm, c.collCall, c.entryNs, c.seq};
   }
 
+  /// Adds one to the seqlock word, ordered after the stores before it and
+  /// before the stores after it; only the thread that owns the record
+  /// writes the word. On x86-64 one memory-destination add (no lock prefix:
+  /// the writer is alone; its "memory" clobber is the compiler barrier the
+  /// release fences were, and the CPU keeps stores in order), elsewhere a
+  /// relaxed load and a store between release fences.
+  [[gnu::always_inline]] void bumpVersion() noexcept {
+#if defined(__x86_64__)
+    asm volatile("addl $1, %0" : "+m"(seq_) : : "memory");
+#else
+    std::atomic_thread_fence(std::memory_order_release);
+    seq_.store(seq_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_release);
+#endif
+  }
+
+  /// The `kind_` word of `function` and `role`.
+  static constexpr std::uint64_t kindOf(MpiFunction function, PeerRole role) noexcept {
+    return static_cast<std::uint64_t>(function) | static_cast<std::uint64_t>(role) << 32;
+  }
+
   template <bool kWithRequests>
   [[gnu::always_inline]] void write(const Fields& c, std::uint64_t requests, std::int32_t count) noexcept {
-    const std::uint32_t s = seq_.load(std::memory_order_relaxed);
-    seq_.store(s + 1, std::memory_order_relaxed);
-    std::atomic_thread_fence(std::memory_order_release);
-    function_.store(static_cast<std::uint32_t>(c.function), std::memory_order_relaxed);
-    peerRole_.store(static_cast<std::uint32_t>(c.peerRole), std::memory_order_relaxed);
+    bumpVersion();
+    kind_.store(kindOf(c.function, c.peerRole), std::memory_order_relaxed);
     hasTag_.store(c.hasTag ? 1u : 0u, std::memory_order_relaxed);
     peer_.store(c.peer, std::memory_order_relaxed);
     tag_.store(c.tag, std::memory_order_relaxed);
@@ -210,7 +224,7 @@ class CurrentCall {
       requests_.store(requests, std::memory_order_relaxed);
       requestCount_.store(count, std::memory_order_relaxed);
     }
-    seq_.store(s + 2, std::memory_order_release);
+    bumpVersion();
   }
 
   /// Set before the runtime is announced: at most one thread is inside MPI
@@ -220,8 +234,9 @@ class CurrentCall {
   std::atomic<bool> owned_{false};
   /// The seqlock word ("call.version"): odd while a writer is inside.
   std::atomic<std::uint32_t> seq_{0};
-  std::atomic<std::uint32_t> function_{0};   ///< MpiFunction
-  std::atomic<std::uint32_t> peerRole_{0};   ///< PeerRole
+  /// MpiFunction in the low half ("call.function"), PeerRole in the high
+  /// half ("call.peer_role"): one store publishes both (kindOf).
+  std::atomic<std::uint64_t> kind_{0};
   std::atomic<std::uint32_t> hasTag_{0};     ///< 0 or 1
   std::atomic<std::int32_t> peer_{0};
   std::atomic<std::int32_t> tag_{0};

@@ -87,7 +87,7 @@ MPIDBG_EXPORT void mpidbg_entry_reached(struct mpidbg_entry_site* site) {
   Runtime* rt = Runtime::attached();
   if (!rt || !mpidbg::rt::controlArmed()) return;
   // An entry point inside an interposed MPI call (a callback) is no safe point.
-  if (mpidbg::rt::tCallDepth > 0) return;
+  if (mpidbg::rt::tCalls.depth > 0) return;
   mpidbg::ccs::cond::CallArgs args;
   args.value[static_cast<std::size_t>(mpidbg::ccs::cond::Field::Rank)] = rt->rank();
   args.value[static_cast<std::size_t>(mpidbg::ccs::cond::Field::Size)] = rt->size();

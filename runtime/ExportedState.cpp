@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include <bit>
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
@@ -110,8 +111,10 @@ struct LayoutAccess {
 
     row("call", "", 0, sizeof(CurrentCall), sizeof(CurrentCall));
     MPIDBG_ROW("call", CurrentCall, seq_, "version", 4);
-    MPIDBG_ROW("call", CurrentCall, function_, "function", 4);
-    MPIDBG_ROW("call", CurrentCall, peerRole_, "peer_role", 4);
+    // One word, two fields (CurrentCall::kindOf): the low half first.
+    static_assert(std::endian::native == std::endian::little);
+    row("call", "function", offsetof(CurrentCall, kind_), 4, 4);
+    row("call", "peer_role", offsetof(CurrentCall, kind_) + 4, 4, 4);
     MPIDBG_ROW("call", CurrentCall, hasTag_, "has_tag", 4);
     MPIDBG_ROW("call", CurrentCall, peer_, "peer", 4);
     MPIDBG_ROW("call", CurrentCall, tag_, "tag", 4);

@@ -43,7 +43,6 @@
 namespace mpidbg::rt {
 
 std::atomic<Runtime*> gAttached{nullptr};
-__thread int tCallDepth __attribute__((tls_model("initial-exec"))) = 0;
 
 namespace {
 
@@ -175,8 +174,11 @@ constinit OpTable gOps;
 
 }  // namespace
 
+constinit CurrentCall gCurrentCall;
+constinit CollHistory gCollHistory;
+
 Runtime::Runtime(std::int32_t rank, std::int32_t size, std::int32_t threadLevel)
-    : rank_(rank), size_(size), threadLevel_(threadLevel), comms_(gComms), ops_(gOps) {
+    : rank_(rank), size_(size), threadLevel_(threadLevel), comms_(gComms), call_(gCurrentCall), ops_(gOps), history_(gCollHistory) {
   call_.setExclusive(threadLevel < MPI_THREAD_MULTIPLE);
 }
 

@@ -28,6 +28,22 @@ class Runtime;
 /// thread can use it until the process is gone.
 extern std::atomic<Runtime*> gAttached;
 
+/// The process's current-call record (Runtime::currentCall) and collective
+/// history (Runtime::history). Static and constant-initialized, so the MPI
+/// fast path (CallScope.hpp) addresses them PC-relative instead of through
+/// a runtime pointer; one runtime goes live per process. Defined in
+/// Runtime.cpp.
+extern CurrentCall gCurrentCall __attribute__((visibility("hidden")));
+extern CollHistory gCollHistory __attribute__((visibility("hidden")));
+
+/// The attached runtime when the MPI fast path may run at all (the call
+/// clock is the time-stamp counter, the current-call record is exclusive:
+/// thread level below MPI_THREAD_MULTIPLE, no idle waiting), else nullptr.
+/// Set once, when the runtime goes live, and never cleared; an input of
+/// gFastGate (ThreadLevel.hpp), which is open only once it is set. Defined
+/// in Control.cpp.
+extern Runtime* gFastRuntime __attribute__((visibility("hidden")));
+
 /// mpidbg's runtime inside one MPI rank (../shared/DESIGN.md, "The runtime"):
 /// the communicator registry, the current-call record, the pending-operation
 /// table and collective history (all exported through the state root,
@@ -86,7 +102,7 @@ class Runtime {
 
   /// Counts one intercepted MPI call (root.call_count); returns the count
   /// including it.
-  std::uint64_t countCall() noexcept {
+  static std::uint64_t countCall() noexcept {
     return stateRoot().callCount.fetch_add(1, std::memory_order_relaxed) + 1;
   }
   /// Intercepted MPI calls since MPI_Init.
@@ -140,13 +156,13 @@ class Runtime {
   std::int32_t rank_;
   std::int32_t size_;
   std::int32_t threadLevel_;
-  /// The process's registry and table (static, see Runtime.cpp: their
-  /// 1.9 MiB of slots cost memory only as slots are used; one Runtime goes
-  /// live per process).
+  /// The process's registry, record, table and history (static, see
+  /// Runtime.cpp: the registry's and the table's 1.9 MiB of slots cost
+  /// memory only as slots are used; one Runtime goes live per process).
   CommRegistry& comms_;
-  CurrentCall call_;
+  CurrentCall& call_;
   OpTable& ops_;
-  CollHistory history_;
+  CollHistory& history_;
   WildcardLog wildcards_;
   EventChannel events_;
   std::unique_ptr<ccs::Server> server_;

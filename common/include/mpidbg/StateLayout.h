@@ -127,8 +127,10 @@ struct mpidbg_layout_table {
  *   the time-stamp counter), seq u64, requests taddr and request_count i32
  *   (the MPI_Wait* argument array while inside one; 0 otherwise).
  *   version is bumped (odd, then even) around every change of the fields
- *   except the end of a call, which only stores function = 0 (the other
- *   fields are left as they were, so any mix is still a consistent "none").
+ *   except the end of a call, which only stores function = 0 and
+ *   peer_role = 0 (the runtime keeps the two in one 8-byte word and writes
+ *   them with one store; the other fields are left as they were, so any mix
+ *   is still a consistent "none").
  *   entry_ns restarts when the call goes on after a stop at its safe point
  *   (breakpoint, freeze, step), so "time in the call" excludes the stop.
  *   The request array belongs to the application: MPI_Request values

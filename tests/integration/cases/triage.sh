@@ -90,6 +90,25 @@ case_triage_rank_stuck_computing_is_a_hang() {
     '"rank":3}]' '"cycles":[]' '"suggested":[3]'
 }
 
+# Communicator handles reused (MPI_Comm_dup/free in a loop): the hang names the
+# call number on the last copy alone. Checks the runtime's counters restart with
+# a re-registered handle and that the collective fast path, which caches the
+# last communicator, never counts on a freed one (the copies' barriers after the
+# first go through it). Not checked: the cycle. MPICH gives rank 0 a different
+# handle value for the same copy than the other ranks (0x84000005 against
+# 0x84000003, with or without mpidbg), and the verdict still matches
+# communicators across ranks by handle, so it reports rank 0 and rank 1 on
+# "different communicators" (a known defect, examples/hangs/comm_reuse.c
+# reproduces it).
+case_triage_collective_call_numbers_restart_on_a_reused_handle() {
+  rm -f "$work/reuse.json" "$work/reuse.txt"
+  run_mpidbg 120 --hang-timeout 3 --report "$work/reuse.json" -- "$mpiexec" -n 3 "$examples/hangs/comm_reuse" 40
+  check_rc 124 &&
+  check_contains "$err" "comm_reuse: the last copy has the first copy's handle" "the program (MPICH reused the handle)" &&
+  check_file_contains "$work/reuse.txt" "[0-1] in call 3 to MPI_Barrier on reused" \
+    "[2] blocked in MPI_Recv(source=0, tag=42, comm=MPI_COMM_WORLD)"
+}
+
 case_triage_usage_errors() {
   run_mpidbg 10 --report "$work/x.json" -- "$mpiexec" -n 1 /bin/true
   check_rc 64 && check_contains "$err" "error: --report needs --hang-timeout SECONDS" "stderr (--report alone)" || return 1
