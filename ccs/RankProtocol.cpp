@@ -168,6 +168,7 @@ void appendCommState(std::string& w, std::string_view keyPrefix, const CommState
   putInt(w, p + "handle", c.handle);
   putInt(w, p + "root", c.rootWorldRank);
   if (c.worldRank >= 0) putInt(w, p + "world", c.worldRank);
+  if (c.uid != 0) putInt(w, p + "uid", c.uid);
   putInt(w, p + "size", c.size);
   putInt(w, p + "rank", c.localRank);
   put(w, p + "name", c.name);
@@ -182,6 +183,7 @@ Expected<CommState> commStateFrom(const Record& r, std::string_view keyPrefix) {
   MPIDBG_TRY_ASSIGN(c.handle, r.integer<std::uint64_t>(p + "handle"));
   MPIDBG_TRY_ASSIGN(c.rootWorldRank, r.integer<std::int32_t>(p + "root"));
   if (r.has(p + "world")) MPIDBG_TRY_ASSIGN(c.worldRank, r.integer<std::int32_t>(p + "world"));
+  if (r.has(p + "uid")) MPIDBG_TRY_ASSIGN(c.uid, r.integer<std::uint64_t>(p + "uid"));
   MPIDBG_TRY_ASSIGN(c.size, r.integer<std::int32_t>(p + "size"));
   MPIDBG_TRY_ASSIGN(c.localRank, r.integer<std::int32_t>(p + "rank"));
   MPIDBG_TRY_ASSIGN(c.name, r.text(p + "name"));

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <compare>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -97,12 +98,36 @@ struct CommState {
   std::int32_t size = 0;           ///< communicator size
   std::int32_t localRank = 0;      ///< this rank's rank in it
   std::string name;                ///< "MPI_COMM_WORLD", or MPI_Comm_set_name's, or "comm 0x..."
+  /// The communicator's identity across the job (key `uid`, optional; 0
+  /// when absent): the same in every member process, where `handle` values
+  /// may differ (MPICH's rank 0 holds other handles for the same
+  /// MPI_Comm_dup than the other ranks). Made by the runtime for
+  /// MPI_COMM_WORLD and the communicators of interposed constructors
+  /// (runtime/CommRegistry.hpp childUid); 0 for the others.
+  std::uint64_t uid = 0;
   /// World rank of the process reporting this state (key `world`, optional;
   /// -1 when absent), so replies merged across ranks stay attributable.
   std::int32_t worldRank = -1;
   std::array<std::uint64_t, kCollClassCount> counts{};  ///< calls entered per class
   std::array<bool, kCollClassCount> active{};           ///< inside a call of the class now
 };
+
+/// Names one communicator across the processes of a job (a map key):
+/// CommState::uid when known, else (world rank of its rank 0, handle, size),
+/// which splits a communicator whose members hold different handle values.
+struct CommIdentity {
+  std::uint64_t uid = 0;
+  std::int32_t rootWorldRank = 0;
+  std::uint64_t handle = 0;
+  std::int32_t size = 0;
+  auto operator<=>(const CommIdentity&) const = default;
+};
+
+/// The identity of `c` (CommIdentity).
+inline CommIdentity identityOf(const CommState& c) noexcept {
+  if (c.uid != 0) return {c.uid, 0, 0, 0};
+  return {0, c.rootWorldRank, c.handle, c.size};
+}
 
 /// First frame of the event channel. Keys: version, rank, size, host, pid,
 /// port (the rank's CCS server), mpi (library version string), threadlevel,

@@ -46,6 +46,22 @@ void endWrite(CommRecord& r) noexcept {
 
 }  // namespace
 
+std::uint64_t childUid(std::uint64_t parentUid, std::uint64_t child,
+                       const std::vector<std::int32_t>& worldRanks) noexcept {
+  if (parentUid == 0 || worldRanks.empty()) return 0;
+  auto mix = [](std::uint64_t h, std::uint64_t v) {
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebull;
+    return h ^ (h >> 31);
+  };
+  std::uint64_t h = mix(mix(parentUid, child), worldRanks.size());
+  for (std::int32_t w : worldRanks) h = mix(h, static_cast<std::uint32_t>(w));
+  return h == 0 ? 1 : h;
+}
+
 CommInfo describeComm(MPI_Comm comm) noexcept {
   CommInfo info;
   PMPI_Comm_size(comm, &info.size);
@@ -130,6 +146,8 @@ CommRecord* CommRegistry::add(std::uint64_t handle, const CommInfo& info) noexce
   storeName(r, info.name);
   storeWorldRanks(r, info.worldRanks);
   r.collSeq.store(0, std::memory_order_relaxed);
+  r.uid.store(info.uid, std::memory_order_relaxed);
+  r.children.store(0, std::memory_order_relaxed);
   r.generation.fetch_add(1, std::memory_order_relaxed);
   for (auto& c : r.entries) c.store(0, std::memory_order_relaxed);
   for (auto& c : r.exits) c.store(0, std::memory_order_relaxed);
@@ -206,6 +224,7 @@ bool CommRegistry::readRecord(const CommRecord& r, ccs::proto::CommState& out, s
   out.size = r.size.load(std::memory_order_relaxed);
   out.localRank = r.localRank.load(std::memory_order_relaxed);
   out.rootWorldRank = r.rootWorldRank.load(std::memory_order_relaxed);
+  out.uid = r.uid.load(std::memory_order_relaxed);
   out.name = loadName(r);
   for (std::size_t c = 0; c < ccs::proto::kCollClassCount; ++c) {
     // Exits first: an entry counted after the exit read only makes the class

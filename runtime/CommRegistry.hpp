@@ -41,7 +41,25 @@ struct CommInfo {
   /// World rank of each local rank (-1 for a process outside
   /// MPI_COMM_WORLD); empty when unknown.
   std::vector<std::int32_t> worldRanks;
+  /// The communicator's identity across the job (CommRecord::uid); 0 when
+  /// unknown.
+  std::uint64_t uid = 0;
 };
+
+/// The uid of MPI_COMM_WORLD: every process's world is the same communicator.
+inline constexpr std::uint64_t kWorldUid = 0x776f726c64;  // "world"
+
+/// The uid of a communicator made by a constructor call on `parentUid`
+/// (MPI_Comm_dup/split/create): `child` is the 1-based number of that call
+/// among the parent's interposed constructor calls in this process
+/// (CommRecord::children) and `worldRanks` the new communicator's members.
+/// Every member makes the same calls on the parent in the same order (MPI's
+/// rule for collectives), so every member computes the same value, and
+/// different colors of one MPI_Comm_split get different member lists. 0
+/// (unknown) when the parent's is or the members are unknown; never 0
+/// otherwise. A 64-bit mix (splitmix64's finalizer), not a cryptographic hash.
+std::uint64_t childUid(std::uint64_t parentUid, std::uint64_t child,
+                       const std::vector<std::int32_t>& worldRanks) noexcept;
 
 /// Asks MPI (PMPI_* only; call on an MPI thread, never the helper thread)
 /// for the size, this rank's rank and the world rank of every rank of `comm`
@@ -86,7 +104,16 @@ struct CommRecord {
   /// communicators made from it (MPI_Comm_dup/split/create), in issue order;
   /// the n-th such call has sequence number n. Relaxed increments.
   std::atomic<std::uint64_t> collSeq{0};
+  /// The communicator's identity across the job (CommInfo::uid; seqlocked
+  /// with the fields above): kWorldUid, childUid() of its parent, or 0 when
+  /// unknown (communicators the runtime did not see being made, whose
+  /// handle, root and size must stand in for it).
+  std::atomic<std::uint64_t> uid{0};
   // ---- runtime-private (not in the layout table) ----
+  /// Interposed constructor calls (MPI_Comm_dup/split/create) made on this
+  /// communicator, the failed and MPI_COMM_NULL ones included: the `child`
+  /// of childUid(). Reset by a registration.
+  std::atomic<std::uint64_t> children{0};
   /// `handle` while the slot is Live, else kNoKey: set after the Live store
   /// and cleared before the slot leaves Live, so that one compare with a
   /// handle key answers "live and this communicator" (the collective fast

@@ -12,13 +12,23 @@ using mpidbg::rt::Runtime;
 
 namespace {
 
-/// Registers the communicator the application just created in `*created`
-/// (no-op for a failed call, MPI_COMM_NULL, or an inert runtime).
-void registerCreated(int rc, const MPI_Comm* newcomm) noexcept {
+/// After a constructor call on `parent`: counts it in the parent's
+/// children (whatever it returned, so that the members of the parent stay
+/// in step), then registers the communicator the application just created
+/// in `*newcomm` with its uid (no-op for a failed call, MPI_COMM_NULL, or an
+/// inert runtime).
+void registerCreated(int rc, MPI_Comm parent, const MPI_Comm* newcomm) noexcept {
   Runtime* rt = Runtime::attached();
-  if (!rt || rc != MPI_SUCCESS || !newcomm || *newcomm == MPI_COMM_NULL) return;
+  if (!rt) return;
+  std::uint64_t parentUid = 0, child = 0;
+  if (mpidbg::rt::CommRecord* p = rt->comms().find(mpidbg::rt::commKey(parent))) {
+    parentUid = p->uid.load(std::memory_order_relaxed);
+    child = p->children.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
+  if (rc != MPI_SUCCESS || !newcomm || *newcomm == MPI_COMM_NULL) return;
   const MPI_Comm created = *newcomm;
   mpidbg::rt::CommInfo info = mpidbg::rt::describeComm(created);
+  info.uid = mpidbg::rt::childUid(parentUid, child, info.worldRanks);
   std::array<char, 64> name{};
   mpidbg::rt::defaultCommName(created, name);
   info.name = name.data();
@@ -30,21 +40,21 @@ void registerCreated(int rc, const MPI_Comm* newcomm) noexcept {
 MPIDBG_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   auto scope = CallScope::commConstructor(MpiFunction::CommDup, comm);
   const int rc = PMPI_Comm_dup(comm, newcomm);
-  registerCreated(rc, newcomm);
+  registerCreated(rc, comm, newcomm);
   return rc;
 }
 
 MPIDBG_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
   auto scope = CallScope::commConstructor(MpiFunction::CommSplit, comm);
   const int rc = PMPI_Comm_split(comm, color, key, newcomm);
-  registerCreated(rc, newcomm);
+  registerCreated(rc, comm, newcomm);
   return rc;
 }
 
 MPIDBG_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   auto scope = CallScope::commConstructor(MpiFunction::CommCreate, comm);
   const int rc = PMPI_Comm_create(comm, group, newcomm);
-  registerCreated(rc, newcomm);
+  registerCreated(rc, comm, newcomm);
   return rc;
 }
 

@@ -81,6 +81,7 @@ struct LayoutAccess {
     MPIDBG_ROW("comm", CommRecord, collSeq, "coll_seq", 8);
     MPIDBG_ROW("comm", CommRecord, entries, "entries", 14 * 8);
     MPIDBG_ROW("comm", CommRecord, exits, "exits", 14 * 8);
+    MPIDBG_ROW("comm", CommRecord, uid, "uid", 8);
 
     row("op", "", 0, sizeof(OpRecord), sizeof(OpRecord));
     MPIDBG_ROW("op", OpRecord, state, "state", 4);

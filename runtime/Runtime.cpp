@@ -247,6 +247,9 @@ Expected<void> Runtime::startServer(const std::vector<std::uint8_t>& key, const 
     CommInfo info = describeComm(comm);
     defaultCommName(comm, name);
     info.name = name.data();
+    // MPI_COMM_SELF's handle, root and size already tell the processes'
+    // apart; it has no uid.
+    if (comm == MPI_COMM_WORLD) info.uid = kWorldUid;
     comms_.add(commKey(comm), info);
   }
 

@@ -11,11 +11,8 @@ namespace proto = ccs::proto;
 
 namespace {
 
-using CommKey = std::tuple<std::int32_t, std::uint64_t, std::int32_t>;  // root, handle, size
-
 struct Communicator {
   std::string name;
-  std::uint64_t handle = 0;
   std::int32_t size = 0;
   std::map<int, proto::CommState> members;  // by world rank
 };
@@ -24,6 +21,20 @@ std::string hex(std::uint64_t v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
   return buf;
+}
+
+/// "handle 0x84000003", or, when the members hold different handle values
+/// for it (one communicator by uid), "handles 0x84000005 on [0], 0x84000003
+/// on [1-2]".
+std::string handlesOf(const Communicator& comm) {
+  std::map<int, std::string> byRank;
+  for (const auto& [rank, s] : comm.members) byRank[rank] = hex(s.handle);
+  const auto groups = groupByText(byRank);
+  if (groups.size() == 1) return "handle " + groups.front().text;
+  std::string out = "handles";
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    out += std::string(i ? "," : "") + " " + groups[i].text + " on " + groups[i].ranks.toString();
+  return out;
 }
 
 std::string calls(std::uint64_t n) { return std::to_string(n) + (n == 1 ? " call" : " calls"); }
@@ -64,7 +75,7 @@ struct CommReport {
 
 /// The report's content, rendered as text or JSON.
 struct Analysis {
-  std::map<CommKey, Communicator> comms;
+  std::map<proto::CommIdentity, Communicator> comms;
   std::vector<CommReport> busy;  ///< communicators with a collective in progress
   int quiet = 0;                 ///< communicators (size 2 or more) without one
 };
@@ -79,9 +90,8 @@ Analysis analyze(const std::vector<RankView>& views,
   for (const auto& [rank, list] : states) {
     for (const auto& s : list) {
       if (s.size <= 1) continue;
-      auto& comm = a.comms[CommKey{s.rootWorldRank, s.handle, s.size}];
+      auto& comm = a.comms[proto::identityOf(s)];
       comm.name = s.name;
-      comm.handle = s.handle;
       comm.size = s.size;
       comm.members[rank] = s;
     }
@@ -136,8 +146,7 @@ std::string renderCollectives(const std::vector<RankView>& views,
   std::string out;
   for (const auto& report : a.busy) {
     const Communicator& comm = *report.comm;
-    out += "Communicator " + comm.name + " (handle " + hex(comm.handle) + ", size " +
-           std::to_string(comm.size) + "):\n";
+    out += "Communicator " + comm.name + " (" + handlesOf(comm) + ", size " + std::to_string(comm.size) + "):\n";
     for (const auto& cls : report.classes) {
       for (const auto& g : cls.inside)
         out += "  " +
@@ -200,7 +209,7 @@ nlohmann::json collectivesToJson(const std::vector<RankView>& views,
                          {"others", std::move(others)}});
     }
     comms.push_back({{"name", report.comm->name},
-                     {"handle", hex(report.comm->handle)},
+                     {"handle", hex(report.comm->members.begin()->second.handle)},
                      {"size", report.comm->size},
                      {"collectives", std::move(classes)},
                      {"unreported",

@@ -16,11 +16,11 @@ namespace proto = ccs::proto;
 
 namespace {
 
-/// A communicator as the whole job knows it: handles collide across
-/// processes, so (world rank of local rank 0, handle, size) names it.
-using CommId = std::tuple<std::int32_t, std::uint64_t, std::int32_t>;
+/// A communicator as the whole job knows it (proto::identityOf: its uid, or
+/// where unknown (world rank of local rank 0, handle, size)).
+using CommId = proto::CommIdentity;
 
-CommId idOf(const proto::CommState& s) { return {s.rootWorldRank, s.handle, s.size}; }
+CommId idOf(const proto::CommState& s) { return proto::identityOf(s); }
 
 std::string hex(std::uint64_t v) {
   char buf[32];
@@ -75,10 +75,15 @@ std::string commName(const proto::CommQueues* c, std::uint64_t handle) {
   return "comm " + hex(handle);
 }
 
-/// The collective record of `rank` at position `seq` of communicator `handle`.
+/// The collective record of `rank` at position `seq` of communicator
+/// `handle`: the newest one. A freed communicator's handle comes back for
+/// the next one made (MPICH hands out the same value), so the history can
+/// hold (handle, seq) of earlier communicators too; the newest is the live
+/// one's whenever it has issued `seq` calls (the ring drops the oldest
+/// first).
 const proto::CollRecord* historyAt(const proto::RankQueues& q, std::uint64_t handle, std::uint64_t seq) {
-  for (const auto& h : q.history)
-    if (h.comm == handle && h.seq == seq) return &h;
+  for (auto h = q.history.rbegin(); h != q.history.rend(); ++h)
+    if (h->comm == handle && h->seq == seq) return &*h;
   return nullptr;
 }
 
@@ -237,15 +242,19 @@ class Analyzer {
         lo = std::min(lo, c->collSeq);
         hi = std::max(hi, c->collSeq);
       }
-      const std::string name = commName(members.begin()->second, std::get<1>(id));
+      const std::string name = commName(members.begin()->second, members.begin()->second->state.handle);
       // The first position, among the ones still in some rank's history,
       // where two members recorded different calls.
       const std::uint64_t from = hi > 256 ? hi - 255 : 1;
       bool reported = false;
       for (std::uint64_t k = from; k <= hi && !reported; ++k) {
         std::map<int, std::string> sig;
-        for (const auto& [rank, c] : members)
+        for (const auto& [rank, c] : members) {
+          // Past its own count a record of (handle, k) is an earlier
+          // communicator's (historyAt).
+          if (k > c->collSeq) continue;
           if (const auto* rec = historyAt(*nodes_[rank].q, c->state.handle, k)) sig[rank] = signature(*rec);
+        }
         const auto groups = groupByText(sig);
         if (groups.size() < 2) continue;
         std::string line = name + ": collective #" + std::to_string(k) + " differs:";
@@ -291,7 +300,11 @@ class Analyzer {
       const auto& call = *node.q->call;
       const proto::CommQueues* comm = commOf(*node.q, call.comm);
       if (!comm) continue;
-      const std::string name = commName(comm, call.comm) + " (handle " + hex(call.comm) + ")";
+      // One communicator whose members hold different handles (known by
+      // its uid) is one text; without a uid the handle tells them apart.
+      const std::string name =
+          commName(comm, call.comm) +
+          (comm->state.uid != 0 ? " (uid " + hex(comm->state.uid) + ")" : " (handle " + hex(call.comm) + ")");
       byFunction[call.function][rank] = name;
       for (int m : membersOf(*comm, in_.worldSize)) members[call.function][name].insert(m);
     }

@@ -91,7 +91,10 @@ struct mpidbg_layout_table {
  *     0 when unknown), coll_seq u64 (collective calls on this communicator,
  *     all classes and communicator constructors, in issue order),
  *   entries (u64[14]: calls per class, mqs_comm_class order),
- *   exits (u64[14]: calls per class that completed; active = entries != exits).
+ *   exits (u64[14]: calls per class that completed; active = entries != exits),
+ *   uid u64 (the communicator's identity across the job: the same value in
+ *     every member process, where handle values may differ; 0 when unknown,
+ *     see ccs/RankProtocol.hpp CommState::uid).
  *
  * "op" (one pending nonblocking operation; live when state == MPIDBG_SLOT_LIVE):
  *   state u32, kind u32 (enum mpidbg_op_kind), function u32 (index into

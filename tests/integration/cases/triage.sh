@@ -90,23 +90,29 @@ case_triage_rank_stuck_computing_is_a_hang() {
     '"rank":3}]' '"cycles":[]' '"suggested":[3]'
 }
 
-# Communicator handles reused (MPI_Comm_dup/free in a loop): the hang names the
-# call number on the last copy alone. Checks the runtime's counters restart with
-# a re-registered handle and that the collective fast path, which caches the
-# last communicator, never counts on a freed one (the copies' barriers after the
-# first go through it). Not checked: the cycle. MPICH gives rank 0 a different
-# handle value for the same copy than the other ranks (0x84000005 against
-# 0x84000003, with or without mpidbg), and the verdict still matches
-# communicators across ranks by handle, so it reports rank 0 and rank 1 on
-# "different communicators" (a known defect, examples/hangs/comm_reuse.c
-# reproduces it).
-case_triage_collective_call_numbers_restart_on_a_reused_handle() {
+# Communicator handles reused (MPI_Comm_dup/free in a loop), and one copy held
+# under different handle values by different ranks (MPICH gives rank 0
+# 0x84000005 where the others have 0x84000003, with or without mpidbg): the
+# runtime's call numbers restart with each copy, the collective fast path
+# (which caches the last communicator) never counts on a freed one, the
+# verdict knows the copy across ranks by its uid (not its handle) and reads
+# the history of the live copy, not of the freed ones under the same handle.
+case_triage_communicators_known_across_ranks_by_uid_with_reused_handles() {
   rm -f "$work/reuse.json" "$work/reuse.txt"
   run_mpidbg 120 --hang-timeout 3 --report "$work/reuse.json" -- "$mpiexec" -n 3 "$examples/hangs/comm_reuse" 40
   check_rc 124 &&
   check_contains "$err" "comm_reuse: the last copy has the first copy's handle" "the program (MPICH reused the handle)" &&
   check_file_contains "$work/reuse.txt" "[0-1] in call 3 to MPI_Barrier on reused" \
-    "[2] blocked in MPI_Recv(source=0, tag=42, comm=MPI_COMM_WORLD)"
+    "[2] blocked in MPI_Recv(source=0, tag=42, comm=MPI_COMM_WORLD)" \
+    "reused: collective calls issued: [0-1] 3, [2] 2" "Deadlock: cycle 0 -> 2 -> 0" &&
+  check_not_contains "$(cat "$work/reuse.txt")" "entered on different communicators" "the text report" &&
+  check_not_contains "$(cat "$work/reuse.txt")" "[0] -> [1]" "the text report" &&
+  check_file_contains "$work/reuse.json" '"cycles":[[0,2]]' || return 1
+  run_mpidbg 120 --no-stop-at-init -ex 'wait 30' -ex collectives -ex kill -- "$mpiexec" -n 3 "$examples/hangs/comm_reuse" 5
+  check_rc 0 &&
+  check_matches "$out" '^Communicator reused \(handles 0x[0-9a-f]+ on \[0\], 0x[0-9a-f]+ on \[1-2\], size 3\):$' "collectives" &&
+  check_contains "$out" "Ranks [0-1] are in call 3 to MPI_Barrier." "collectives" &&
+  check_contains "$out" "Rank 2 has made 2 calls to MPI_Barrier and is blocked in MPI_Recv" "collectives"
 }
 
 case_triage_usage_errors() {

@@ -120,6 +120,29 @@ TEST_CASE("communicator states round trip", "[ccs][proto]") {
   CHECK(none->empty());
 }
 
+TEST_CASE("a communicator's uid travels when known and reads as 0 when absent", "[ccs][proto]") {
+  std::vector<CommState> states(2);
+  states[0].handle = 0x84000005;
+  states[0].uid = 0xaf4a23f445ac95e2ull;
+  states[0].size = 3;
+  states[1].handle = 0x84000003;
+  states[1].size = 3;
+  const std::string text = encode(states);
+  CHECK(text.find("uid=") != std::string::npos);
+  auto back = decodeCommStates(text);
+  REQUIRE(back.has_value());
+  REQUIRE(back->size() == 2);
+  CHECK((*back)[0].uid == 0xaf4a23f445ac95e2ull);
+  CHECK((*back)[1].uid == 0);
+  // One communicator by uid whatever the handles; by (root, handle, size) without one.
+  CommState other = (*back)[0];
+  other.handle = 0x84000003;
+  CHECK(identityOf(other) == identityOf((*back)[0]));
+  CommState plain = (*back)[1];
+  plain.handle = 0x84000005;
+  CHECK_FALSE(identityOf(plain) == identityOf((*back)[1]));
+}
+
 TEST_CASE("registration round trip", "[ccs][proto]") {
   Registration r;
   r.rank = 3;

@@ -400,3 +400,39 @@ TEST_CASE("hang: a dead end whose message an earlier wildcard receive took says 
     CHECK(v.deadEnds[0] == dead);
   }
 }
+
+TEST_CASE("hang: one communicator with different handles per rank, its handle reused from freed ones", "[hang]") {
+  // MPICH's rank 0 holds 0x84000005 for the copy the others hold as
+  // 0x84000003; earlier copies under the same handles left (handle, 3)
+  // records of an MPI_Allreduce in every history.
+  constexpr std::uint64_t kUid = 0x1234;
+  HangInput in;
+  in.worldSize = 3;
+  auto copy = [&](int r, std::uint64_t collSeq) {
+    proto::CommQueues c = world(r, 3, collSeq);
+    c.state.handle = r == 0 ? 0x84000005 : 0x84000003;
+    c.state.uid = kUid;
+    c.state.name = "reused";
+    return c;
+  };
+  for (int r : {0, 1}) {
+    const std::uint64_t h = r == 0 ? 0x84000005 : 0x84000003;
+    in.ranks.push_back(rank(r, 3, 0, collective("MPI_Barrier", 3, -1, h, "reused"),
+                            {rec(3, "MPI_Allreduce", -1, h), rec(1, "MPI_Barrier", -1, h), rec(2, "MPI_Barrier", -1, h),
+                             rec(3, "MPI_Barrier", -1, h)}));
+    in.ranks.back().comms.push_back(copy(r, 3));
+  }
+  in.ranks.push_back(rank(2, 3, 0, p2p("MPI_Recv", "source", 0, 42),
+                          {rec(3, "MPI_Allreduce", -1, 0x84000003), rec(1, "MPI_Barrier", -1, 0x84000003),
+                           rec(2, "MPI_Barrier", -1, 0x84000003)}));
+  in.ranks.back().comms.push_back(copy(2, 2));
+  const HangVerdict v = analyzeHang(in);
+  CHECK_FALSE(hasEdge(v, 0, 1));  // the same call on the same communicator
+  CHECK_FALSE(hasEdge(v, 1, 0));
+  CHECK(hasEdge(v, 0, 2));
+  CHECK(hasEdge(v, 2, 0));
+  REQUIRE(v.cycles.size() == 1);
+  CHECK(v.cycles[0] == std::vector<int>{0, 2});
+  REQUIRE(v.mismatches.size() == 1);
+  CHECK(v.mismatches[0] == "reused: collective calls issued: [0-1] 3, [2] 2");
+}
