@@ -19,6 +19,13 @@ int Deadline::remainingMs() const {
 }
 
 int Deadline::wait(int fd, short events) const {
+  if (spin.count() > 0) {
+    const auto until = std::min(end, Clock::now() + spin);
+    do {
+      pollfd entry{fd, events, 0};
+      if (::poll(&entry, 1, 0) > 0) return entry.revents;
+    } while (Clock::now() < until);
+  }
   for (;;) {
     pollfd entry{fd, events, 0};
     int rc = ::poll(&entry, 1, remainingMs());

@@ -21,10 +21,13 @@ struct Deadline {
   std::string peer;
   Clock::time_point end;
   std::chrono::milliseconds timeout;
+  /// wait() first polls without sleeping for up to this long (0: sleeps at
+  /// once; see Connection::setReplySpin).
+  std::chrono::microseconds spin{0};
 
   /// A deadline `timeout` from now for talking to `server`.
   static Deadline after(const Endpoint& server, std::chrono::milliseconds timeout) {
-    return Deadline{server.toString(), Clock::now() + timeout, timeout};
+    return Deadline{server.toString(), Clock::now() + timeout, timeout, {}};
   }
   /// Milliseconds left for poll(), at least 0.
   int remainingMs() const;

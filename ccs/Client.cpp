@@ -30,8 +30,10 @@ Expected<ScopedFd> connectAndSend(const Endpoint& server, const Request& request
 }  // namespace
 
 Expected<std::vector<std::uint8_t>> Client::call(const Endpoint& server, const Request& request,
-                                                 std::chrono::milliseconds timeout) {
+                                                 std::chrono::milliseconds timeout,
+                                                 std::chrono::microseconds spin) {
   Deadline call = Deadline::after(server, timeout);
+  call.spin = spin;
   auto fd = connectAndSend(server, request, call);
   if (!fd) return std::unexpected(fd.error());
 

@@ -19,8 +19,11 @@ class Client {
   /// endpoint and the cause: connection refused, timed out, peer closed
   /// before a reply (a bare close is also how Charm++ answers a rejected
   /// zero-length request; it is reported as an error here), malformed reply.
+  /// `spin` > 0: every wait (the connect, the reply) first polls without
+  /// sleeping for up to `spin` (as Connection::setReplySpin).
   static Expected<std::vector<std::uint8_t>> call(const Endpoint& server, const Request& request,
-                                                  std::chrono::milliseconds timeout);
+                                                  std::chrono::milliseconds timeout,
+                                                  std::chrono::microseconds spin = {});
 
   /// Sends `request` and does not wait for a reply (for handlers such as
   /// Charm++'s debug/converse/freeze that never answer).

@@ -102,6 +102,7 @@ class StreamConnection final : public Connection {
 
   bool broken() const override { return broken_.has_value(); }
   const Endpoint& endpoint() const override { return endpoint_; }
+  void setReplySpin(std::chrono::microseconds spin) override { spin_ = std::max(spin, std::chrono::microseconds{0}); }
 
  private:
   /// Marks the connection broken with `message` and returns it as an error.
@@ -116,7 +117,20 @@ class StreamConnection final : public Connection {
   std::unique_ptr<detail::Stream> stream_;
   ReplyParser parser_;
   std::optional<Error> broken_;
+  std::chrono::microseconds spin_{0};
 };
+
+/// Polls `fd` for `events` without sleeping until it is ready or `spin` has
+/// passed: revents, or 0 when it was not ready in time (or poll failed; the
+/// caller's sleeping wait reports that).
+int spinFor(int fd, short events, std::chrono::microseconds spin) {
+  const auto until = Clock::now() + spin;
+  do {
+    pollfd entry{fd, events, 0};
+    if (::poll(&entry, 1, 0) > 0) return entry.revents;
+  } while (Clock::now() < until);
+  return 0;
+}
 
 std::vector<Expected<std::vector<std::uint8_t>>> StreamConnection::callMany(
     std::span<const Request> requests, std::chrono::milliseconds timeout) {
@@ -191,7 +205,10 @@ std::vector<Expected<std::vector<std::uint8_t>>> StreamConnection::callMany(
     }
     if (progressed || failure) continue;
     events |= POLLIN;
-    int revents = waitFor(stream_->fd(), events, deadline);
+    int revents = 0;
+    // Only the reply is missing: it may be microseconds away (setReplySpin).
+    if (spin_.count() > 0 && events == POLLIN) revents = spinFor(stream_->fd(), events, spin_);
+    if (revents == 0) revents = waitFor(stream_->fd(), events, deadline);
     if (revents < 0) {
       failure = breakWith("cannot talk to " + peer_ + ": " + detail::errnoText(errno));
     } else if (revents == 0) {

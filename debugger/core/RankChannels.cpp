@@ -28,8 +28,16 @@ void RankChannels::giveBack(int rank, std::unique_ptr<ccs::Connection> connectio
 Expected<std::vector<std::uint8_t>> RankChannels::call(const RankInfo& rank, std::string_view handler,
                                                        const std::vector<std::uint8_t>& data,
                                                        std::chrono::milliseconds timeout) {
+  return callSpinning(rank, handler, data, timeout, kReplySpin);
+}
+
+Expected<std::vector<std::uint8_t>> RankChannels::callSpinning(const RankInfo& rank, std::string_view handler,
+                                                               const std::vector<std::uint8_t>& data,
+                                                               std::chrono::milliseconds timeout,
+                                                               std::chrono::microseconds spin) {
   auto connection = take(rank, timeout);
   if (!connection) return std::unexpected(connection.error());
+  (*connection)->setReplySpin(spin);
   ccs::Request request;
   request.pe = rank.rank;
   request.handler = std::string(handler);
@@ -45,14 +53,15 @@ std::map<int, Expected<std::vector<std::uint8_t>>> RankChannels::query(
   std::map<int, Expected<std::vector<std::uint8_t>>> replies;
   std::mutex repliesMutex;
   std::atomic<std::size_t> next{0};
+  const std::size_t n = std::min(parallel == 0 ? 1 : parallel, ranks.size());
+  const std::chrono::microseconds spin = n <= 1 ? kReplySpin : std::chrono::microseconds{0};
   auto worker = [&] {
     for (std::size_t i = next++; i < ranks.size(); i = next++) {
-      auto reply = call(ranks[i], handler, data, timeout);
+      auto reply = callSpinning(ranks[i], handler, data, timeout, spin);
       std::lock_guard lock(repliesMutex);
       replies.emplace(ranks[i].rank, std::move(reply));
     }
   };
-  const std::size_t n = std::min(parallel == 0 ? 1 : parallel, ranks.size());
   if (n <= 1) {
     worker();
     return replies;
@@ -67,6 +76,7 @@ Expected<ccs::ForwardReply> RankChannels::forward(const RankInfo& gateway,
                                                   const ccs::ForwardRequest& request) {
   auto connection = take(gateway, request.deadline);
   if (!connection) return std::unexpected(connection.error());
+  (*connection)->setReplySpin(kReplySpin);
   auto reply = ccs::callForward(**connection, request);
   giveBack(gateway.rank, std::move(*connection));
   return reply;

@@ -68,6 +68,13 @@ int mpidbg_mqs_last_operation_detail(mqs_process *process, struct mpidbg_mqs_op_
 typedef int (*mpidbg_mqs_get_comm_coll_seq_t)(mqs_process *process, mqs_taddr_t *seq);
 int mpidbg_mqs_get_comm_coll_seq(mqs_process *process, mqs_taddr_t *seq);
 
+/** The current communicator's identity across the job (StateLayout.h
+ *  "comm".uid: the same in every member process, where handles may differ).
+ *  mqs_no_information when the runtime gave it none (or its layout has no
+ *  uid field). */
+typedef int (*mpidbg_mqs_get_comm_uid_t)(mqs_process *process, mqs_taddr_t *uid);
+int mpidbg_mqs_get_comm_uid(mqs_process *process, mqs_taddr_t *uid);
+
 /** One record of the process's recent collective history. */
 struct mpidbg_mqs_coll_record {
   mqs_taddr_t comm;     /**< communicator handle value */

@@ -69,6 +69,19 @@ MQS_EXPORT int mpidbg_mqs_get_comm_coll_seq(mqs_process* process, mqs_taddr_t* s
   });
 }
 
+MQS_EXPORT int mpidbg_mqs_get_comm_uid(mqs_process* process, mqs_taddr_t* uid) {
+  return guarded([&] {
+    ProcessInfo* info = processInfoOf(process);
+    if (info == nullptr) return missingProcessInfoCode();
+    if (uid == nullptr) return int{kErrBadArgument};
+    const Comm* comm = info->currentComm();
+    if (comm == nullptr) return int{kErrNoCurrentComm};
+    if (comm->uid == 0) return int{mqs_no_information};
+    *uid = comm->uid;
+    return int{mqs_ok};
+  });
+}
+
 MQS_EXPORT int mpidbg_mqs_setup_coll_history(mqs_process* process) {
   return guarded([&] {
     ProcessInfo* info = processInfoOf(process);

@@ -48,6 +48,7 @@ constexpr Spec kSpecs[] = {
     {F::CommName, T::Comm, "name", Kind::Text},
     {F::CommWorldRanks, T::Comm, "world_ranks", Kind::Addr},
     {F::CommCollSeq, T::Comm, "coll_seq", Kind::U64},
+    {F::CommUid, T::Comm, "uid", Kind::U64, true},
     {F::CommEntries, T::Comm, "entries", Kind::Counters},
     {F::CommExits, T::Comm, "exits", Kind::Counters},
     {F::OpState, T::Op, "state", Kind::U32},

@@ -38,6 +38,7 @@ enum class Field : std::uint8_t {
   CommName,
   CommWorldRanks,
   CommCollSeq,
+  CommUid,
   CommEntries,
   CommExits,
   OpState,

@@ -133,6 +133,7 @@ Result<std::optional<Comm>> StateReader::commAt(mqs_taddr_t slot, std::span<cons
     comm.localRank = static_cast<std::int32_t>(r.s(F::CommLocalRank));
     comm.name = r.text(F::CommName, 63);
     comm.collSeq = r.u(F::CommCollSeq);
+    if (layout_.has(F::CommUid)) comm.uid = r.u(F::CommUid);
     for (std::size_t c = 0; c < comm.entries.size(); ++c) {
       comm.entries[c] = r.counter(F::CommEntries, c);
       comm.exits[c] = r.counter(F::CommExits, c);

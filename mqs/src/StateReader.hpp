@@ -73,6 +73,7 @@ struct Comm {
   std::string name;  ///< at most 63 bytes, printable ASCII
   std::vector<std::int32_t> worldRanks;
   std::uint64_t collSeq = 0;
+  std::uint64_t uid = 0;  ///< "comm".uid; 0 when unknown or not in the layout
   std::array<std::uint64_t, mqs_comm_class_count> entries{};
   std::array<std::uint64_t, mqs_comm_class_count> exits{};
 };

@@ -66,6 +66,7 @@ Expected<std::unique_ptr<MqsHost>> MqsHost::load(const std::string& path) {
   bind(h, "mpidbg_mqs_get_call", fn.getCall);
   bind(h, "mpidbg_mqs_last_operation_detail", fn.lastOperationDetail);
   bind(h, "mpidbg_mqs_get_comm_coll_seq", fn.getCommCollSeq);
+  bind(h, "mpidbg_mqs_get_comm_uid", fn.getCommUid);
   bind(h, "mpidbg_mqs_setup_coll_history", fn.setupCollHistory);
   bind(h, "mpidbg_mqs_next_coll_record", fn.nextCollRecord);
 

@@ -41,6 +41,7 @@ struct MqsFunctions {
   mpidbg_mqs_get_call_t getCall = nullptr;
   mpidbg_mqs_last_operation_detail_t lastOperationDetail = nullptr;
   mpidbg_mqs_get_comm_coll_seq_t getCommCollSeq = nullptr;
+  mpidbg_mqs_get_comm_uid_t getCommUid = nullptr;
   mpidbg_mqs_setup_coll_history_t setupCollHistory = nullptr;
   mpidbg_mqs_next_coll_record_t nextCollRecord = nullptr;
 };

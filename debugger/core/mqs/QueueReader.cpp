@@ -217,6 +217,10 @@ Expected<CommQueues> CommunicatorReader::read(const mqs_communicator& c) {
     mqs_taddr_t seq = 0;
     if (s_.call(fn_.getCommCollSeq, s_.process(), &seq) == mqs_ok) cq.collSeq = seq;
   }
+  if (fn_.getCommUid) {
+    mqs_taddr_t uid = 0;
+    if (s_.call(fn_.getCommUid, s_.process(), &uid) == mqs_ok) cq.state.uid = uid;
+  }
   return cq;
 }
 

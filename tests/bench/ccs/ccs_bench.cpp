@@ -1,8 +1,11 @@
 // CCS round-trip micro-benchmark, in one process: a server thread per mode
 // and one client. Compares (a) Charm++'s plain mode, one connection per
 // request (Client::call), with (b) mpidbg's TLS 1.3 PSK persistent
-// connection (Connection::call). The modes run interleaved in rounds so that
-// machine noise hits both alike. Prints p50/p99 round trip (µs), requests/s
+// connection (Connection::call) and (c) Charm++'s SHA-1 mode; (d) and (e)
+// are (b) and (a) with a client that polls for up to 50 µs before it sleeps
+// (Connection::setReplySpin, Client::call's spin), as the front end's
+// single-reply waits do. The modes run interleaved in rounds so that
+// machine noise hits them alike. Prints p50/p99 round trip (µs), requests/s
 // and the ratios.
 //
 // Usage: ccs_bench [--requests N] [--rounds R] [--bytes B]
@@ -148,9 +151,21 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "ccs_bench: %s\n", connection.error().message.c_str());
     return 1;
   }
+  // (d) the same server on a second connection whose client polls for the
+  // reply for up to 50 us before it sleeps (Connection::setReplySpin).
+  auto spinning = Connection::open(tls.server->endpoint(), security, 2000ms);
+  if (!spinning) {
+    std::fprintf(stderr, "ccs_bench: %s\n", spinning.error().message.c_str());
+    return 1;
+  }
+  (*spinning)->setReplySpin(std::chrono::microseconds(50));
   Samples a{"(a) plain, connection per request", {}, {}, 0, {}};
   Samples b{"(b) TLS 1.3 PSK, persistent", {}, {}, 0, {}};
   Samples c{"(c) Charm++ SHA-1, connection per req", {}, {}, 0, {}};
+  Samples d{"(d) as (b), client spins 50 us", {}, {}, 0, {}};
+  Samples e{"(e) as (a), client spins 50 us", {}, {}, 0, {}};
+  e.latencyUs.reserve(requests);
+  d.latencyUs.reserve(requests);
   a.latencyUs.reserve(requests);
   b.latencyUs.reserve(requests);
   c.latencyUs.reserve(requests);
@@ -160,11 +175,14 @@ int main(int argc, char** argv) {
     (void)Client::call(plainEndpoint, request, 2000ms);
     (void)(*connection)->call(request, 2000ms);
     (void)CharmAuthClient::call(charmEndpoint, *session, request, 2000ms);
+    (void)(*spinning)->call(request, 2000ms);
   }
   for (std::size_t r = 0; r < rounds; ++r) {
     runRound(a, perRound, [&] { return Client::call(plainEndpoint, request, 2000ms); });
     runRound(b, perRound, [&] { return (*connection)->call(request, 2000ms); });
     runRound(c, perRound, [&] { return CharmAuthClient::call(charmEndpoint, *session, request, 2000ms); });
+    runRound(d, perRound, [&] { return (*spinning)->call(request, 2000ms); });
+    runRound(e, perRound, [&] { return Client::call(plainEndpoint, request, 2000ms, std::chrono::microseconds(50)); });
   }
 
   std::printf("%zu requests per mode in %zu interleaved rounds, %zu data bytes each\n",
@@ -173,10 +191,16 @@ int main(int argc, char** argv) {
   print(a);
   print(b);
   print(c);
+  print(d);
+  print(e);
   double a50 = a.percentile(0.5), b50 = b.percentile(0.5);
   std::printf("ratio (b)/(a): p50 %.2f, p99 %.2f, requests/s %.2f\n", a50 > 0 ? b50 / a50 : 0,
               a.percentile(0.99) > 0 ? b.percentile(0.99) / a.percentile(0.99) : 0,
               a.perSecond() > 0 ? b.perSecond() / a.perSecond() : 0);
   std::printf("ratio (c)/(a): p50 %.2f\n", a50 > 0 ? c.percentile(0.5) / a50 : 0);
-  return a.errors + b.errors + c.errors == 0 ? 0 : 1;
+  std::printf("ratio (d)/(b): p50 %.2f, p99 %.2f\n", b50 > 0 ? d.percentile(0.5) / b50 : 0,
+              b.percentile(0.99) > 0 ? d.percentile(0.99) / b.percentile(0.99) : 0);
+  std::printf("ratio (e)/(a): p50 %.2f, p99 %.2f\n", a50 > 0 ? e.percentile(0.5) / a50 : 0,
+              a.percentile(0.99) > 0 ? e.percentile(0.99) / a.percentile(0.99) : 0);
+  return a.errors + b.errors + c.errors + d.errors + e.errors == 0 ? 0 : 1;
 }

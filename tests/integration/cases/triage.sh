@@ -108,8 +108,14 @@ case_triage_communicators_known_across_ranks_by_uid_with_reused_handles() {
   check_not_contains "$(cat "$work/reuse.txt")" "entered on different communicators" "the text report" &&
   check_not_contains "$(cat "$work/reuse.txt")" "[0] -> [1]" "the text report" &&
   check_file_contains "$work/reuse.json" '"cycles":[[0,2]]' || return 1
-  run_mpidbg 120 --no-stop-at-init -ex 'wait 30' -ex collectives -ex kill -- "$mpiexec" -n 3 "$examples/hangs/comm_reuse" 5
+  # The same through the message-queue DLL (hang --memory reads every rank's
+  # state from its memory), which passes the uid on (mpidbg_mqs_get_comm_uid).
+  run_mpidbg 120 --no-stop-at-init -ex 'wait 30' -ex collectives -ex 'hang --memory' -ex kill -- \
+    "$mpiexec" -n 3 "$examples/hangs/comm_reuse" 5
   check_rc 0 &&
+  check_contains "$out" "Read from: [0-2] mqs:libmpidbg-mqs.so" "hang --memory" &&
+  check_contains "$out" "reused: collective calls issued: [0-1] 3, [2] 2" "hang --memory" &&
+  check_contains "$out" "Deadlock: cycle 0 -> 2 -> 0" "hang --memory" &&
   check_matches "$out" '^Communicator reused \(handles 0x[0-9a-f]+ on \[0\], 0x[0-9a-f]+ on \[1-2\], size 3\):$' "collectives" &&
   check_contains "$out" "Ranks [0-1] are in call 3 to MPI_Barrier." "collectives" &&
   check_contains "$out" "Rank 2 has made 2 calls to MPI_Barrier and is blocked in MPI_Recv" "collectives"

@@ -133,3 +133,46 @@ TEST_CASE("connection errors name the endpoint and the cause", "[ccs][connection
     CHECK(t.logged("over the limit"));
   }
 }
+
+TEST_CASE("a connection that spins for its reply still gets slow replies and still times out",
+          "[ccs][connection]") {
+  for (const Mode& mode : modes()) {
+    INFO(mode.name);
+    RunningServer t(mode.server);
+    // Answers after `data[0]` ms, from another thread; 255: never (the
+    // responder is parked: one dropped unanswered sends an error reply).
+    std::vector<Responder> parked;
+    t.server->addAsyncHandler("after", [&parked](const Request& r, Responder responder) {
+      const int ms = r.data.empty() ? 0 : r.data[0];
+      if (ms == 255) {
+        parked.push_back(std::move(responder));
+        return;
+      }
+      std::thread([ms, data = r.data, responder = std::move(responder)]() mutable {
+        std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+        responder.reply(data);
+      }).detach();
+    });
+    t.start();
+    auto connection = Connection::open(t.endpoint(), mode.client, 2000ms);
+    REQUIRE(connection.has_value());
+    (*connection)->setReplySpin(200us);
+    // Within the spin (the echo), and long after it (30 ms: the sleeping wait).
+    for (int i = 0; i < 50; ++i) {
+      auto reply = (*connection)->call(request("echo", numbered(static_cast<std::size_t>(i))), 2000ms);
+      REQUIRE(reply.has_value());
+      CHECK(*reply == numbered(static_cast<std::size_t>(i)));
+    }
+    auto slow = (*connection)->call(request("after", Bytes{30, 1}), 2000ms);
+    REQUIRE(slow.has_value());
+    CHECK(*slow == Bytes{30, 1});
+    // A reply that never comes: the deadline holds, spin or not.
+    const auto started = std::chrono::steady_clock::now();
+    auto never = (*connection)->call(request("after", Bytes{255}), 150ms);
+    REQUIRE_FALSE(never.has_value());
+    CHECK(never.error().message.find("timed out after 150 ms waiting for reply from") != std::string::npos);
+    CHECK(std::chrono::steady_clock::now() - started < 1500ms);
+    t.halt();
+    parked.clear();
+  }
+}

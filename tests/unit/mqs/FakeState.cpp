@@ -42,7 +42,8 @@ const std::vector<std::pair<std::string, Fields>>& documented() {
         {"world_ranks", 8},
         {"coll_seq", 8},
         {"entries", 14 * 8},
-        {"exits", 14 * 8}}},
+        {"exits", 14 * 8},
+        {"uid", 8}}},
       {"op",
        {{"state", 4},
         {"version", 4},
@@ -101,7 +102,8 @@ FakeLayout FakeLayout::standard(int order, std::uint32_t gap, bool added) {
     if (!added)
       std::erase_if(fields, [&](const FieldSpec& f) {
         return (type == "root" && f.name == "op_overflow") ||
-               (type == "op" && f.name == "version") || (type == "coll" && f.name == "stamp");
+               (type == "op" && f.name == "version") || (type == "coll" && f.name == "stamp") ||
+               (type == "comm" && f.name == "uid");
       });
     if (order == 0)
       std::reverse(fields.begin(), fields.end());
@@ -244,6 +246,7 @@ void FakeJob::addComm(std::uint32_t slot, const FakeComm& c) {
       .setText("name", c.name)
       .set("world_ranks", ranks)
       .set("coll_seq", c.collSeq);
+  if (layout.find("comm", "uid")) w.set("uid", c.uid);
   for (std::size_t k = 0; k < c.counters.size(); ++k)
     w.setElement("entries", k, c.counters[k].first).setElement("exits", k, c.counters[k].second);
 }

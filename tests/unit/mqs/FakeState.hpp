@@ -34,7 +34,8 @@ class FakeLayout {
   /// Every type and field StateLayout.h documents; `order` 0 lists each
   /// type's fields reversed, 1 rotated by half, so neither matches the
   /// header's order; `gap` pads between fields. `added` false leaves out the
-  /// fields documented as "Added" (root.op_overflow, op.version, coll.stamp).
+  /// fields that came later (root.op_overflow, op.version, coll.stamp,
+  /// comm.uid).
   static FakeLayout standard(int order = 0, std::uint32_t gap = 4, bool added = true);
 
   std::uint32_t sizeOf(const std::string& type) const;
@@ -80,6 +81,7 @@ struct FakeComm {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> counters =
       {};  ///< (entries, exits) per class
   std::uint32_t state = MPIDBG_SLOT_LIVE;
+  std::uint64_t uid = 0;  ///< "comm".uid (0: none)
 };
 
 /// A pending nonblocking operation to place in a slot.

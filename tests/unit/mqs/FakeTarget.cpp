@@ -43,6 +43,7 @@ Dll load() {
   bind(handle, d.getCall, "mpidbg_mqs_get_call");
   bind(handle, d.lastOperationDetail, "mpidbg_mqs_last_operation_detail");
   bind(handle, d.getCommCollSeq, "mpidbg_mqs_get_comm_coll_seq");
+  bind(handle, d.getCommUid, "mpidbg_mqs_get_comm_uid");
   bind(handle, d.setupCollHistory, "mpidbg_mqs_setup_coll_history");
   bind(handle, d.nextCollRecord, "mpidbg_mqs_next_coll_record");
   d.setupBasicCallbacks(&basicCallbacks());

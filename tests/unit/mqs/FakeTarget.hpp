@@ -41,6 +41,7 @@ struct Dll {
   mpidbg_mqs_get_call_t getCall;
   mpidbg_mqs_last_operation_detail_t lastOperationDetail;
   mpidbg_mqs_get_comm_coll_seq_t getCommCollSeq;
+  mpidbg_mqs_get_comm_uid_t getCommUid;
   mpidbg_mqs_setup_coll_history_t setupCollHistory;
   mpidbg_mqs_next_coll_record_t nextCollRecord;
 

@@ -248,6 +248,14 @@ TEST_CASE("mqs DLL: collective state per class", "[mqs]") {
   REQUIRE(s.select(kHalo));
   REQUIRE(s.dll.getCommCollSeq(s.process(), &seq) == mqs_ok);
   CHECK(seq == 2);
+
+  // The communicator's uid: the world's is set, the halo has none.
+  mqs_taddr_t uid = 0;
+  REQUIRE(s.select(kWorld));
+  REQUIRE(s.dll.getCommUid(s.process(), &uid) == mqs_ok);
+  CHECK(uid == kWorldUid);
+  REQUIRE(s.select(kHalo));
+  CHECK(s.dll.getCommUid(s.process(), &uid) == mqs_no_information);
 }
 
 TEST_CASE("mqs DLL: pending nonblocking collectives", "[mqs]") {
@@ -490,6 +498,8 @@ TEST_CASE("mqs DLL: a layout without the added fields still reads", "[mqs]") {
   auto history = s.history();
   REQUIRE(history.size() == 4);
   CHECK(history[0].seq == 3);
+  mqs_taddr_t uid = 0;
+  CHECK(s.dll.getCommUid(s.process(), &uid) == mqs_no_information);  // comm.uid came later too
 }
 
 TEST_CASE("mqs DLL: the op slot seqlock", "[mqs]") {

@@ -11,6 +11,8 @@ namespace mpidbg::mqs::test {
 
 inline constexpr std::uint64_t kWorld = 0x44000000;
 inline constexpr std::uint64_t kHalo = 0x84000001;
+/// The world's "comm".uid in the standard rank (any nonzero value).
+inline constexpr std::uint64_t kWorldUid = 0x776f726c64;
 
 /// Fills `job` with the standard rank (see the file comment).
 inline void fillStandardRank(FakeJob& job) {
@@ -20,7 +22,7 @@ inline void fillStandardRank(FakeJob& job) {
   worldCounters[mqs_comm_allreduce] = {2, 2};
   std::vector<std::pair<std::uint64_t, std::uint64_t>> haloCounters(14, {0, 0});
   haloCounters[mqs_comm_scatterv] = {7, 6};
-  job.addComm(1, {kWorld, "MPI_COMM_WORLD", 2, {0, 1, 2, 3}, 9, worldCounters});
+  job.addComm(1, {kWorld, "MPI_COMM_WORLD", 2, {0, 1, 2, 3}, 9, worldCounters, MPIDBG_SLOT_LIVE, kWorldUid});
   job.addComm(2, {0x84000002, "freed", 0, {0}, 0, {}, MPIDBG_SLOT_TOMBSTONE});
   job.addComm(3, {kHalo, "halo", 1, {3, 2}, 2, haloCounters});
   job.addComm(4, {0x84000003, "half-made", 0, {1}, 0, {}, MPIDBG_SLOT_FILLING});
