@@ -12,6 +12,21 @@ namespace {
 int noRuntimeAsNoInformation(int code) {
   return (code == kErrNoRuntime || code == kErrNotAttached) ? int{mqs_no_information} : code;
 }
+
+/// A query about the current communicator of `process` that writes `*out`:
+/// the DLL's error codes for no process info, a null `out` or no current
+/// communicator, else `read(comm, *out)`'s.
+template <typename Read>
+int onCurrentComm(mqs_process* process, mqs_taddr_t* out, Read read) {
+  return guarded([&] {
+    ProcessInfo* info = processInfoOf(process);
+    if (info == nullptr) return missingProcessInfoCode();
+    if (out == nullptr) return int{kErrBadArgument};
+    const Comm* comm = info->currentComm();
+    if (comm == nullptr) return int{kErrNoCurrentComm};
+    return read(*comm, *out);
+  });
+}
 }  // namespace
 
 MQS_EXPORT int mpidbg_mqs_get_call(mqs_process* process, struct mpidbg_mqs_call* out) {
@@ -58,26 +73,16 @@ MQS_EXPORT int mpidbg_mqs_last_operation_detail(mqs_process* process,
 }
 
 MQS_EXPORT int mpidbg_mqs_get_comm_coll_seq(mqs_process* process, mqs_taddr_t* seq) {
-  return guarded([&] {
-    ProcessInfo* info = processInfoOf(process);
-    if (info == nullptr) return missingProcessInfoCode();
-    if (seq == nullptr) return int{kErrBadArgument};
-    const Comm* comm = info->currentComm();
-    if (comm == nullptr) return int{kErrNoCurrentComm};
-    *seq = comm->collSeq;
+  return onCurrentComm(process, seq, [](const Comm& comm, mqs_taddr_t& out) {
+    out = comm.collSeq;
     return int{mqs_ok};
   });
 }
 
 MQS_EXPORT int mpidbg_mqs_get_comm_uid(mqs_process* process, mqs_taddr_t* uid) {
-  return guarded([&] {
-    ProcessInfo* info = processInfoOf(process);
-    if (info == nullptr) return missingProcessInfoCode();
-    if (uid == nullptr) return int{kErrBadArgument};
-    const Comm* comm = info->currentComm();
-    if (comm == nullptr) return int{kErrNoCurrentComm};
-    if (comm->uid == 0) return int{mqs_no_information};
-    *uid = comm->uid;
+  return onCurrentComm(process, uid, [](const Comm& comm, mqs_taddr_t& out) {
+    if (comm.uid == 0) return int{mqs_no_information};
+    out = comm.uid;
     return int{mqs_ok};
   });
 }
