@@ -103,7 +103,8 @@ struct CommState {
   /// may differ (MPICH's rank 0 holds other handles for the same
   /// MPI_Comm_dup than the other ranks). Made by the runtime for
   /// MPI_COMM_WORLD and the communicators of interposed constructors
-  /// (runtime/CommRegistry.hpp childUid); 0 for the others.
+  /// (runtime/CommWrappers.cpp; runtime/CommRegistry.hpp childUid); 0 for
+  /// the others.
   std::uint64_t uid = 0;
   /// World rank of the process reporting this state (key `world`, optional;
   /// -1 when absent), so replies merged across ranks stay attributable.

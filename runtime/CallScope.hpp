@@ -127,8 +127,8 @@ class CallScope {
     return CallScope(CollectiveTag{}, function, static_cast<int>(collClass), false, comm, role, root, count, &out);
   }
 
-  /// A communicator constructor (MPI_Comm_dup/split/create) on parent
-  /// `comm`: a collective on it, counted in its collSeq and the history but
+  /// A communicator constructor (MPI_Comm_dup, MPI_Cart_create, ...:
+  /// CommWrappers.cpp) on parent `comm`: a collective on it, counted in its collSeq and the history but
   /// in no class.
   static CallScope commConstructor(MpiFunction function, MPI_Comm comm) noexcept {
     return CallScope(CollectiveTag{}, function, -1, false, comm, PeerRole::None, 0, -1, nullptr);

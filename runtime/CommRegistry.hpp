@@ -50,8 +50,9 @@ struct CommInfo {
 inline constexpr std::uint64_t kWorldUid = 0x776f726c64;  // "world"
 
 /// The uid of a communicator made by a constructor call on `parentUid`
-/// (MPI_Comm_dup/split/create): `child` is the 1-based number of that call
-/// among the parent's interposed constructor calls in this process
+/// (MPI_Comm_dup, MPI_Cart_create, ...: CommWrappers.cpp): `child` is the
+/// 1-based number of that call among the parent's interposed constructor
+/// calls in this process
 /// (CommRecord::children) and `worldRanks` the new communicator's members.
 /// Every member makes the same calls on the parent in the same order (MPI's
 /// rule for collectives), so every member computes the same value, and
@@ -101,8 +102,9 @@ struct CommRecord {
   /// tells it to retry. The leak is bounded by twice the largest size per slot.
   std::atomic<std::int32_t*> worldRanks{nullptr};
   /// Collective calls issued on this communicator, every class and the
-  /// communicators made from it (MPI_Comm_dup/split/create), in issue order;
-  /// the n-th such call has sequence number n. Relaxed increments.
+  /// communicators made from it (the interposed constructors:
+  /// CommWrappers.cpp), in issue order; the n-th such call has sequence
+  /// number n. Relaxed increments.
   std::atomic<std::uint64_t> collSeq{0};
   /// The communicator's identity across the job (CommInfo::uid; seqlocked
   /// with the fields above): kWorldUid, childUid() of its parent, or 0 when
@@ -110,7 +112,7 @@ struct CommRecord {
   /// handle, root and size must stand in for it).
   std::atomic<std::uint64_t> uid{0};
   // ---- runtime-private (not in the layout table) ----
-  /// Interposed constructor calls (MPI_Comm_dup/split/create) made on this
+  /// Interposed constructor calls (CommWrappers.cpp) made on this
   /// communicator, the failed and MPI_COMM_NULL ones included: the `child`
   /// of childUid(). Reset by a registration.
   std::atomic<std::uint64_t> children{0};

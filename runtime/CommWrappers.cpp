@@ -1,7 +1,12 @@
 // Communicator creation, naming and freeing: keeps the communicator registry
-// in step with the application (names, sizes, world ranks). Creating a
+// in step with the application (names, sizes, world ranks, uids). Creating a
 // communicator is a collective on its parent: counted in the parent's
 // collective sequence and the history (CallScope::commConstructor).
+// Interposed: MPI_Comm_dup, _dup_with_info, _split, _split_type, _create,
+// MPI_Cart_create, MPI_Cart_sub. Others (MPI_Comm_create_group, whose
+// callers are a group, not the parent; MPI_Comm_idup, whose communicator is
+// usable only later; graphs, intercommunicators) are registered when first
+// used, without a uid.
 #include <mpi.h>
 
 #include "CallScope.hpp"
@@ -54,6 +59,39 @@ MPIDBG_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* ne
 MPIDBG_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
   auto scope = CallScope::commConstructor(MpiFunction::CommCreate, comm);
   const int rc = PMPI_Comm_create(comm, group, newcomm);
+  registerCreated(rc, comm, newcomm);
+  return rc;
+}
+
+// Constructors whose communicators a real code makes as often as by dup and
+// split (node-local communicators, Cartesian grids and their slices):
+// interposed so that they too count on the parent and get a uid.
+
+MPIDBG_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
+  auto scope = CallScope::commConstructor(MpiFunction::CommSplitType, comm);
+  const int rc = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
+  registerCreated(rc, comm, newcomm);
+  return rc;
+}
+
+MPIDBG_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
+  auto scope = CallScope::commConstructor(MpiFunction::CommDupWithInfo, comm);
+  const int rc = PMPI_Comm_dup_with_info(comm, info, newcomm);
+  registerCreated(rc, comm, newcomm);
+  return rc;
+}
+
+MPIDBG_EXPORT int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder,
+                                  MPI_Comm* newcomm) {
+  auto scope = CallScope::commConstructor(MpiFunction::CartCreate, comm);
+  const int rc = PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm);
+  registerCreated(rc, comm, newcomm);
+  return rc;
+}
+
+MPIDBG_EXPORT int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
+  auto scope = CallScope::commConstructor(MpiFunction::CartSub, comm);
+  const int rc = PMPI_Cart_sub(comm, remain_dims, newcomm);
   registerCreated(rc, comm, newcomm);
   return rc;
 }

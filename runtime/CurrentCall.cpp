@@ -25,8 +25,9 @@ constexpr std::array<std::string_view, static_cast<std::size_t>(MpiFunction::Cou
     "MPI_Iallreduce", "MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block", "MPI_Iscan", "MPI_Iexscan",
     "MPI_Ineighbor_allgather", "MPI_Ineighbor_allgatherv", "MPI_Ineighbor_alltoall",
     "MPI_Ineighbor_alltoallv",
+    "MPI_Comm_split_type", "MPI_Comm_dup_with_info", "MPI_Cart_create", "MPI_Cart_sub",
 };
-static_assert(kNames.back() == "MPI_Ineighbor_alltoallv", "one name per MpiFunction");
+static_assert(kNames.back() == "MPI_Cart_sub", "one name per MpiFunction");
 
 using NameTable = std::array<std::array<char, kFunctionNameLen>, kFunctionCount>;
 

@@ -29,6 +29,9 @@ enum class MpiFunction : std::uint8_t {
   Ibarrier, Ibcast, Igather, Igatherv, Iscatter, Iscatterv, Iallgather, Iallgatherv,
   Ialltoall, Ialltoallv, Ireduce, Iallreduce, IreduceScatter, IreduceScatterBlock, Iscan, Iexscan,
   IneighborAllgather, IneighborAllgatherv, IneighborAlltoall, IneighborAlltoallv,
+  // More communicator constructors (CommWrappers.cpp), collectives on their
+  // parent like CommDup..CommCreate. Not breakpoint targets either.
+  CommSplitType, CommDupWithInfo, CartCreate, CartSub,
   Count_
 };
 

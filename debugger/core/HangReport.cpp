@@ -195,7 +195,8 @@ class Analyzer {
     const proto::MpiCall& call = *q.call;
     const std::string why = describeCall(call);
     const proto::CommQueues* comm = commOf(q, call.comm);
-    if (call.collCall > 0 || call.function.starts_with("MPI_Comm_")) {
+    // The communicator calls (constructors, MPI_Comm_free) are collectives too.
+    if (call.collCall > 0 || call.function.starts_with("MPI_Comm_") || call.function.starts_with("MPI_Cart_")) {
       if (comm) waitCollective(rank, *comm, comm->collSeq, call.function, call.peerRole == "root" ? call.peer : -1, why);
       return;
     }

@@ -121,6 +121,28 @@ case_triage_communicators_known_across_ranks_by_uid_with_reused_handles() {
   check_contains "$out" "Rank 2 has made 2 calls to MPI_Barrier and is blocked in MPI_Recv" "collectives"
 }
 
+# Communicators from MPI_Comm_split_type, MPI_Cart_create and MPI_Cart_sub are
+# interposed too: they count on their parent and get a uid, so the verdict on
+# a hang in a grid's row knows the grid and the row across ranks (MPICH's rank
+# 0 holds other handles for them), over CCS and through the DLL alike.
+case_triage_cartesian_grid_and_rows_are_known_across_ranks() {
+  run_mpidbg 120 --no-stop-at-init -ex 'wait 30' -ex hang -ex 'hang --memory' -ex collectives -ex kill -- \
+    "$mpiexec" -n 4 "$examples/hangs/cart_rows"
+  check_rc 0 &&
+  check_contains "$out" "[0-1] in call 1 to MPI_Barrier on grid" "hang" &&
+  check_contains "$out" "[2] in call 1 to MPI_Allreduce on row" "hang" &&
+  check_contains "$out" "grid: collective calls issued: [0-1] 2, [2-3] 1" "hang (MPI_Cart_sub counted on the grid)" &&
+  check_contains "$out" "[0-1] -> [2-3]  in MPI_Barrier (call 1 on grid)" "hang" &&
+  check_contains "$out" "[2] -> [3]  in MPI_Allreduce (call 1 on row)" "hang" &&
+  check_contains "$out" "Deadlock: cycle 0 -> 3 -> 0" "hang" &&
+  check_contains "$out" "Read from: [0-3] ccs" "hang" &&
+  check_contains "$out" "Read from: [0-3] mqs:libmpidbg-mqs.so" "hang --memory" &&
+  [ "$(grep -cF "Deadlock: cycle 0 -> 3 -> 0" <<<"$out")" = 2 ] &&
+  check_not_contains "$out" "entered on different communicators" "hang" &&
+  check_contains "$out" "Rank 2 has made 0 calls to MPI_Barrier and is blocked in MPI_Allreduce (call 1 on row)." "collectives" &&
+  check_contains "$out" "3 other communicators have no collective in progress." "collectives (WORLD, SELF, the node's)"
+}
+
 case_triage_usage_errors() {
   run_mpidbg 10 --report "$work/x.json" -- "$mpiexec" -n 1 /bin/true
   check_rc 64 && check_contains "$err" "error: --report needs --hang-timeout SECONDS" "stderr (--report alone)" || return 1
