@@ -40,60 +40,58 @@ void registerCreated(int rc, MPI_Comm parent, const MPI_Comm* newcomm) noexcept 
   rt->comms().add(mpidbg::rt::commKey(created), info);
 }
 
+/// One constructor call `function` on `parent`: counted as a collective on
+/// the parent around `pmpi` (the PMPI call, which fills `*newcomm`), then
+/// registerCreated. Returns what `pmpi` returned.
+template <typename Pmpi>
+int construct(MpiFunction function, MPI_Comm parent, MPI_Comm* newcomm, Pmpi pmpi) noexcept {
+  auto scope = CallScope::commConstructor(function, parent);
+  const int rc = pmpi();
+  registerCreated(rc, parent, newcomm);
+  return rc;
+}
+
 }  // namespace
 
 MPIDBG_EXPORT int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
-  auto scope = CallScope::commConstructor(MpiFunction::CommDup, comm);
-  const int rc = PMPI_Comm_dup(comm, newcomm);
-  registerCreated(rc, comm, newcomm);
-  return rc;
+  return construct(MpiFunction::CommDup, comm, newcomm,
+                   [&] { return PMPI_Comm_dup(comm, newcomm); });
 }
 
 MPIDBG_EXPORT int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
-  auto scope = CallScope::commConstructor(MpiFunction::CommSplit, comm);
-  const int rc = PMPI_Comm_split(comm, color, key, newcomm);
-  registerCreated(rc, comm, newcomm);
-  return rc;
+  return construct(MpiFunction::CommSplit, comm, newcomm,
+                   [&] { return PMPI_Comm_split(comm, color, key, newcomm); });
 }
 
 MPIDBG_EXPORT int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
-  auto scope = CallScope::commConstructor(MpiFunction::CommCreate, comm);
-  const int rc = PMPI_Comm_create(comm, group, newcomm);
-  registerCreated(rc, comm, newcomm);
-  return rc;
+  return construct(MpiFunction::CommCreate, comm, newcomm,
+                   [&] { return PMPI_Comm_create(comm, group, newcomm); });
 }
 
 // Constructors whose communicators a real code makes as often as by dup and
 // split (node-local communicators, Cartesian grids and their slices):
 // interposed so that they too count on the parent and get a uid.
 
-MPIDBG_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
-  auto scope = CallScope::commConstructor(MpiFunction::CommSplitType, comm);
-  const int rc = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
-  registerCreated(rc, comm, newcomm);
-  return rc;
+MPIDBG_EXPORT int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
+                                      MPI_Comm* newcomm) {
+  return construct(MpiFunction::CommSplitType, comm, newcomm,
+                   [&] { return PMPI_Comm_split_type(comm, split_type, key, info, newcomm); });
 }
 
 MPIDBG_EXPORT int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
-  auto scope = CallScope::commConstructor(MpiFunction::CommDupWithInfo, comm);
-  const int rc = PMPI_Comm_dup_with_info(comm, info, newcomm);
-  registerCreated(rc, comm, newcomm);
-  return rc;
+  return construct(MpiFunction::CommDupWithInfo, comm, newcomm,
+                   [&] { return PMPI_Comm_dup_with_info(comm, info, newcomm); });
 }
 
-MPIDBG_EXPORT int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[], int reorder,
-                                  MPI_Comm* newcomm) {
-  auto scope = CallScope::commConstructor(MpiFunction::CartCreate, comm);
-  const int rc = PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm);
-  registerCreated(rc, comm, newcomm);
-  return rc;
+MPIDBG_EXPORT int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], const int periods[],
+                                  int reorder, MPI_Comm* newcomm) {
+  return construct(MpiFunction::CartCreate, comm, newcomm,
+                   [&] { return PMPI_Cart_create(comm, ndims, dims, periods, reorder, newcomm); });
 }
 
 MPIDBG_EXPORT int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
-  auto scope = CallScope::commConstructor(MpiFunction::CartSub, comm);
-  const int rc = PMPI_Cart_sub(comm, remain_dims, newcomm);
-  registerCreated(rc, comm, newcomm);
-  return rc;
+  return construct(MpiFunction::CartSub, comm, newcomm,
+                   [&] { return PMPI_Cart_sub(comm, remain_dims, newcomm); });
 }
 
 MPIDBG_EXPORT int MPI_Comm_free(MPI_Comm* comm) {
