@@ -39,4 +39,20 @@ inline int missingProcessInfoCode() noexcept {
   return basicCallbacks() == nullptr ? kErrNoBasicCallbacks : kErrNoProcessInfo;
 }
 
+/// A query about the current communicator of `process` that writes `*out`
+/// (guarded): missingProcessInfoCode() without process info,
+/// kErrBadArgument for a null `out`, kErrNoCurrentComm without a current
+/// communicator, else what `read(comm, *out)` returns.
+template <typename Out, typename Read>
+int onCurrentComm(mqs_process* process, Out* out, Read&& read) noexcept {
+  return guarded([&] {
+    ProcessInfo* info = processInfoOf(process);
+    if (info == nullptr) return missingProcessInfoCode();
+    if (out == nullptr) return int{kErrBadArgument};
+    const Comm* comm = info->currentComm();
+    if (comm == nullptr) return int{kErrNoCurrentComm};
+    return read(*comm, *out);
+  });
+}
+
 }  // namespace mpidbg::mqs

@@ -12,21 +12,6 @@ namespace {
 int noRuntimeAsNoInformation(int code) {
   return (code == kErrNoRuntime || code == kErrNotAttached) ? int{mqs_no_information} : code;
 }
-
-/// A query about the current communicator of `process` that writes `*out`:
-/// the DLL's error codes for no process info, a null `out` or no current
-/// communicator, else `read(comm, *out)`'s.
-template <typename Read>
-int onCurrentComm(mqs_process* process, mqs_taddr_t* out, Read read) {
-  return guarded([&] {
-    ProcessInfo* info = processInfoOf(process);
-    if (info == nullptr) return missingProcessInfoCode();
-    if (out == nullptr) return int{kErrBadArgument};
-    const Comm* comm = info->currentComm();
-    if (comm == nullptr) return int{kErrNoCurrentComm};
-    return read(*comm, *out);
-  });
-}
 }  // namespace
 
 MQS_EXPORT int mpidbg_mqs_get_call(mqs_process* process, struct mpidbg_mqs_call* out) {

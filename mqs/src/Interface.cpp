@@ -121,17 +121,12 @@ MQS_EXPORT int mqs_setup_communicator_iterator(mqs_process* process) {
 }
 
 MQS_EXPORT int mqs_get_communicator(mqs_process* process, mqs_communicator* communicator) {
-  return guarded([&] {
-    ProcessInfo* info = processInfoOf(process);
-    if (info == nullptr) return missingProcessInfoCode();
-    if (communicator == nullptr) return int{kErrBadArgument};
-    const Comm* comm = info->currentComm();
-    if (comm == nullptr) return int{kErrNoCurrentComm};
-    std::memset(communicator, 0, sizeof *communicator);
-    communicator->unique_id = comm->handle;
-    communicator->local_rank = comm->localRank;
-    communicator->size = comm->size;
-    copyText(comm->name, communicator->name, sizeof communicator->name);
+  return onCurrentComm(process, communicator, [](const Comm& comm, mqs_communicator& out) {
+    std::memset(&out, 0, sizeof out);
+    out.unique_id = comm.handle;
+    out.local_rank = comm.localRank;
+    out.size = comm.size;
+    copyText(comm.name, out.name, sizeof out.name);
     return int{mqs_ok};
   });
 }
@@ -144,14 +139,10 @@ MQS_EXPORT int mqs_next_communicator(mqs_process* process) {
 }
 
 MQS_EXPORT int mqs_get_comm_group(mqs_process* process, int* world_ranks) {
-  return guarded([&] {
-    ProcessInfo* info = processInfoOf(process);
-    if (info == nullptr) return missingProcessInfoCode();
-    if (world_ranks == nullptr) return int{kErrBadArgument};
-    const Comm* comm = info->currentComm();
-    if (comm == nullptr) return int{kErrNoCurrentComm};
-    if (comm->worldRanks.empty()) return int{kErrCommGroupUnknown};
-    std::memcpy(world_ranks, comm->worldRanks.data(), comm->worldRanks.size() * sizeof(int));
+  // `out` is the first of the communicator's size entries.
+  return onCurrentComm(process, world_ranks, [&](const Comm& comm, int&) {
+    if (comm.worldRanks.empty()) return int{kErrCommGroupUnknown};
+    std::memcpy(world_ranks, comm.worldRanks.data(), comm.worldRanks.size() * sizeof(int));
     return int{mqs_ok};
   });
 }
