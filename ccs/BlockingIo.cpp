@@ -18,13 +18,17 @@ int Deadline::remainingMs() const {
   return left.count() <= 0 ? 0 : static_cast<int>(std::min<long long>(left.count(), 1 << 30));
 }
 
+int pollWithoutSleeping(int fd, short events, std::chrono::steady_clock::time_point until) {
+  do {
+    pollfd entry{fd, events, 0};
+    if (::poll(&entry, 1, 0) > 0) return entry.revents;
+  } while (std::chrono::steady_clock::now() < until);
+  return 0;
+}
+
 int Deadline::wait(int fd, short events) const {
   if (spin.count() > 0) {
-    const auto until = std::min(end, Clock::now() + spin);
-    do {
-      pollfd entry{fd, events, 0};
-      if (::poll(&entry, 1, 0) > 0) return entry.revents;
-    } while (Clock::now() < until);
+    if (int revents = pollWithoutSleeping(fd, events, std::min(end, Clock::now() + spin))) return revents;
   }
   for (;;) {
     pollfd entry{fd, events, 0};

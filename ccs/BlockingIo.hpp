@@ -37,6 +37,12 @@ struct Deadline {
   std::unexpected<Error> timedOut(const std::string& what) const;
 };
 
+/// Polls `fd` for `events` without sleeping until it is ready or `until` has
+/// passed (at least once): revents, or 0 when it was not ready in time (or
+/// poll failed; the sleeping wait that follows reports that). The reply
+/// spin of Deadline::wait and Connection::setReplySpin.
+int pollWithoutSleeping(int fd, short events, std::chrono::steady_clock::time_point until);
+
 /// Connects to `server` (an IPv4 literal directly, else through the resolver)
 /// with a non-blocking connect bounded by `deadline`. Errors: "cannot connect
 /// to PEER: <reason>", or timed out.

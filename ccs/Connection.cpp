@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <optional>
 
+#include "ccs/BlockingIo.hpp"
 #include "ccs/Socket.hpp"
 #include "ccs/TlsStream.hpp"
 
@@ -120,18 +121,6 @@ class StreamConnection final : public Connection {
   std::chrono::microseconds spin_{0};
 };
 
-/// Polls `fd` for `events` without sleeping until it is ready or `spin` has
-/// passed: revents, or 0 when it was not ready in time (or poll failed; the
-/// caller's sleeping wait reports that).
-int spinFor(int fd, short events, std::chrono::microseconds spin) {
-  const auto until = Clock::now() + spin;
-  do {
-    pollfd entry{fd, events, 0};
-    if (::poll(&entry, 1, 0) > 0) return entry.revents;
-  } while (Clock::now() < until);
-  return 0;
-}
-
 std::vector<Expected<std::vector<std::uint8_t>>> StreamConnection::callMany(
     std::span<const Request> requests, std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
@@ -207,7 +196,8 @@ std::vector<Expected<std::vector<std::uint8_t>>> StreamConnection::callMany(
     events |= POLLIN;
     int revents = 0;
     // Only the reply is missing: it may be microseconds away (setReplySpin).
-    if (spin_.count() > 0 && events == POLLIN) revents = spinFor(stream_->fd(), events, spin_);
+    if (spin_.count() > 0 && events == POLLIN)
+      revents = detail::pollWithoutSleeping(stream_->fd(), events, Clock::now() + spin_);
     if (revents == 0) revents = waitFor(stream_->fd(), events, deadline);
     if (revents < 0) {
       failure = breakWith("cannot talk to " + peer_ + ": " + detail::errnoText(errno));
