@@ -45,7 +45,7 @@ extern __thread ThreadCalls tCalls __attribute__((tls_model("initial-exec")));
 /// The registry record of `comm` through ThreadCalls::lastComm.
 inline CommRecord* cachedComm(CommRegistry& registry, MPI_Comm comm) noexcept {
   CommRecord* r = tCalls.lastComm;
-  if (r->liveKey.load(std::memory_order_acquire) == commKey(comm)) [[likely]]
+  if (r->holds(commKey(comm))) [[likely]]
     return r;
   r = registry.findOrRegister(comm);
   tCalls.lastComm = r ? r : &gNoComm;
@@ -104,8 +104,7 @@ class CallScope {
   /// record.
   [[gnu::always_inline]] static CallScope collective(MpiFunction function, MPI_Comm comm, PeerRole role = PeerRole::None,
                               int root = 0, int count = -1) noexcept {
-    return CallScope(CollectiveTag{}, function,
-                     static_cast<int>(function) - static_cast<int>(MpiFunction::Barrier), true, comm, role, root,
+    return CallScope(CollectiveTag{}, function, static_cast<int>(collClassOf(function)), true, comm, role, root,
                      count, nullptr);
   }
 
@@ -128,8 +127,8 @@ class CallScope {
   }
 
   /// A communicator constructor (MPI_Comm_dup, MPI_Cart_create, ...:
-  /// CommWrappers.cpp) on parent `comm`: a collective on it, counted in its collSeq and the history but
-  /// in no class.
+  /// CommWrappers.cpp) on parent `comm`: a collective on it, counted in its
+  /// collSeq and the history but in no class.
   static CallScope commConstructor(MpiFunction function, MPI_Comm comm) noexcept {
     return CallScope(CollectiveTag{}, function, -1, false, comm, PeerRole::None, 0, -1, nullptr);
   }
@@ -299,9 +298,9 @@ class CallScope {
 #if defined(__x86_64__)
   const std::uint64_t key = commKey(comm);
   CommRecord* record = tCalls.lastComm;
-  if (record->liveKey.load(std::memory_order_acquire) != key) return false;
+  if (!record->holds(key)) return false;
   tCalls.depth = 1;
-  const auto c = static_cast<std::size_t>(function) - static_cast<std::size_t>(MpiFunction::Barrier);
+  const std::size_t c = collClassOf(function);
   const std::uint64_t collSeq = record->collSeq.fetch_add(1, std::memory_order_relaxed) + 1;
   const std::uint64_t collCall = record->entries[c].fetch_add(1, std::memory_order_relaxed) + 1;
   gCollHistory.append(key, collSeq, function, root, count);
@@ -321,8 +320,7 @@ class CallScope {
 /// leaves the wrapper one callee-saved register to push), then as
 /// fastLeave().
 [[gnu::always_inline]] inline void fastLeaveCollective(MpiFunction function) noexcept {
-  const auto c = static_cast<std::size_t>(function) - static_cast<std::size_t>(MpiFunction::Barrier);
-  tCalls.lastComm->exits[c].fetch_add(1, std::memory_order_release);
+  tCalls.lastComm->exits[collClassOf(function)].fetch_add(1, std::memory_order_release);
   fastLeave();
 }
 

@@ -124,6 +124,9 @@ struct CommRecord {
   /// liveKey of a slot that is not Live: no handle key (MPICH's are 32-bit,
   /// Open MPI's are addresses) has every bit set.
   static constexpr std::uint64_t kNoKey = ~std::uint64_t{0};
+  /// True when the slot is live and holds the communicator of handle key
+  /// `key` (commKey): one load and one compare of liveKey.
+  bool holds(std::uint64_t key) const noexcept { return liveKey.load(std::memory_order_acquire) == key; }
   /// Bumped by every registration of the slot: an operation that remembers
   /// (record, generation) can tell whether the slot still holds its
   /// communicator.

@@ -35,6 +35,12 @@ enum class MpiFunction : std::uint8_t {
   Count_
 };
 
+/// The collective class (mqs_comm_class order, 0..13) of a blocking
+/// collective `f` (Barrier..Scatterv).
+constexpr std::size_t collClassOf(MpiFunction f) noexcept {
+  return static_cast<std::size_t>(f) - static_cast<std::size_t>(MpiFunction::Barrier);
+}
+
 /// Number of MpiFunction values (None included): rows of the exported name table.
 inline constexpr std::size_t kFunctionCount = static_cast<std::size_t>(MpiFunction::Count_);
 /// Bytes of one row of the exported name table, NUL included.

@@ -178,7 +178,13 @@ constinit CurrentCall gCurrentCall;
 constinit CollHistory gCollHistory;
 
 Runtime::Runtime(std::int32_t rank, std::int32_t size, std::int32_t threadLevel)
-    : rank_(rank), size_(size), threadLevel_(threadLevel), comms_(gComms), call_(gCurrentCall), ops_(gOps), history_(gCollHistory) {
+    : rank_(rank),
+      size_(size),
+      threadLevel_(threadLevel),
+      comms_(gComms),
+      call_(gCurrentCall),
+      ops_(gOps),
+      history_(gCollHistory) {
   call_.setExclusive(threadLevel < MPI_THREAD_MULTIPLE);
 }
 
