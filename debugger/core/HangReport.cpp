@@ -16,12 +16,6 @@ namespace proto = ccs::proto;
 
 namespace {
 
-/// A communicator as the whole job knows it (proto::identityOf: its uid, or
-/// where unknown (world rank of local rank 0, handle, size)).
-using CommId = proto::CommIdentity;
-
-CommId idOf(const proto::CommState& s) { return proto::identityOf(s); }
-
 std::string hex(std::uint64_t v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
@@ -48,9 +42,9 @@ const proto::CommQueues* commOf(const proto::RankQueues& q, std::uint64_t handle
   return nullptr;
 }
 
-const proto::CommQueues* commById(const proto::RankQueues& q, const CommId& id) {
+const proto::CommQueues* commById(const proto::RankQueues& q, const proto::CommIdentity& id) {
   for (const auto& c : q.comms)
-    if (idOf(c.state) == id) return &c;
+    if (proto::identityOf(c.state) == id) return &c;
   return nullptr;
 }
 
@@ -157,7 +151,7 @@ class Analyzer {
   /// yet, or issued a different one there, is waited for.
   void waitCollective(int rank, const proto::CommQueues& comm, std::uint64_t seq, const std::string& function,
                       int root, const std::string& why) {
-    const CommId id = idOf(comm.state);
+    const proto::CommIdentity id = proto::identityOf(comm.state);
     for (int m : membersOf(comm, in_.worldSize)) {
       if (m == rank) continue;
       const auto it = nodes_.find(m);
@@ -232,11 +226,11 @@ class Analyzer {
   /// Per communicator: the members' collective counts, and the first call
   /// number at which their recorded sequences differ.
   void compareSequences() {
-    std::map<CommId, std::map<int, const proto::CommQueues*>> comms;
+    std::map<proto::CommIdentity, std::map<int, const proto::CommQueues*>> comms;
     for (const auto& [rank, node] : nodes_)
       if (node.q && node.q->error.empty())
         for (const auto& c : node.q->comms)
-          if (c.state.size > 1) comms[idOf(c.state)][rank] = &c;
+          if (c.state.size > 1) comms[proto::identityOf(c.state)][rank] = &c;
     for (const auto& [id, members] : comms) {
       std::uint64_t lo = UINT64_MAX, hi = 0;
       for (const auto& [rank, c] : members) {
