@@ -39,19 +39,27 @@ inline int missingProcessInfoCode() noexcept {
   return basicCallbacks() == nullptr ? kErrNoBasicCallbacks : kErrNoProcessInfo;
 }
 
-/// A query about the current communicator of `process` that writes `*out`
-/// (guarded): missingProcessInfoCode() without process info,
-/// kErrBadArgument for a null `out`, kErrNoCurrentComm without a current
-/// communicator, else what `read(comm, *out)` returns.
+/// A query about `process` that writes `*out` (guarded):
+/// missingProcessInfoCode() without process info, kErrBadArgument for a
+/// null `out`, else what `read(info, *out)` returns.
 template <typename Out, typename Read>
-int onCurrentComm(mqs_process* process, Out* out, Read&& read) noexcept {
+int onProcess(mqs_process* process, Out* out, Read&& read) noexcept {
   return guarded([&] {
     ProcessInfo* info = processInfoOf(process);
     if (info == nullptr) return missingProcessInfoCode();
     if (out == nullptr) return int{kErrBadArgument};
-    const Comm* comm = info->currentComm();
+    return read(*info, *out);
+  });
+}
+
+/// onProcess() about the current communicator: kErrNoCurrentComm without
+/// one, else what `read(comm, *out)` returns.
+template <typename Out, typename Read>
+int onCurrentComm(mqs_process* process, Out* out, Read&& read) noexcept {
+  return onProcess(process, out, [&](ProcessInfo& info, Out& o) {
+    const Comm* comm = info.currentComm();
     if (comm == nullptr) return int{kErrNoCurrentComm};
-    return read(*comm, *out);
+    return read(*comm, o);
   });
 }
 

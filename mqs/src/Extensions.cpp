@@ -15,44 +15,38 @@ int noRuntimeAsNoInformation(int code) {
 }  // namespace
 
 MQS_EXPORT int mpidbg_mqs_get_call(mqs_process* process, struct mpidbg_mqs_call* out) {
-  return guarded([&] {
-    ProcessInfo* info = processInfoOf(process);
-    if (info == nullptr) return missingProcessInfoCode();
-    if (out == nullptr) return int{kErrBadArgument};
-    auto root = info->readRoot();
+  return onProcess(process, out, [](ProcessInfo& info, mpidbg_mqs_call& o) {
+    auto root = info.readRoot();
     if (!root) return noRuntimeAsNoInformation(root.error());
-    auto call = info->reader().call(*root);
+    auto call = info.reader().call(*root);
     if (!call) return call.error();
-    std::memset(out, 0, sizeof *out);
-    out->phase = static_cast<int>(root->phase);
+    std::memset(&o, 0, sizeof o);
+    o.phase = static_cast<int>(root->phase);
     if (!*call) return int{mqs_ok};  // not inside a call: function ""
-    auto names = info->functionNames(*root);
+    auto names = info.functionNames(*root);
     if (!names) return names.error();
     const Call& c = **call;
-    copyText((*names)->nameOf(c.function), out->function, sizeof out->function);
-    out->peer_role = c.peerRole <= 3 ? static_cast<int>(c.peerRole) : 0;
-    out->peer = c.peer;
-    out->has_tag = c.hasTag ? 1 : 0;
-    out->tag = c.tag;
-    out->comm = c.comm;
-    out->coll_call = c.collCall;
-    out->seq = c.seq;
-    const std::size_t kept = std::min(c.requests.size(), std::size(out->requests));
-    out->request_count = static_cast<int>(kept);
-    std::copy_n(c.requests.begin(), kept, out->requests);
+    copyText((*names)->nameOf(c.function), o.function, sizeof o.function);
+    o.peer_role = c.peerRole <= 3 ? static_cast<int>(c.peerRole) : 0;
+    o.peer = c.peer;
+    o.has_tag = c.hasTag ? 1 : 0;
+    o.tag = c.tag;
+    o.comm = c.comm;
+    o.coll_call = c.collCall;
+    o.seq = c.seq;
+    const std::size_t kept = std::min(c.requests.size(), std::size(o.requests));
+    o.request_count = static_cast<int>(kept);
+    std::copy_n(c.requests.begin(), kept, o.requests);
     return int{mqs_ok};
   });
 }
 
 MQS_EXPORT int mpidbg_mqs_last_operation_detail(mqs_process* process,
                                                 struct mpidbg_mqs_op_detail* detail) {
-  return guarded([&] {
-    ProcessInfo* info = processInfoOf(process);
-    if (info == nullptr) return missingProcessInfoCode();
-    if (detail == nullptr) return int{kErrBadArgument};
-    const PendingOp* last = info->lastOperation();
+  return onProcess(process, detail, [](ProcessInfo& info, mpidbg_mqs_op_detail& out) {
+    const PendingOp* last = info.lastOperation();
     if (last == nullptr) return int{mqs_no_information};
-    *detail = last->detail;
+    out = last->detail;
     return int{mqs_ok};
   });
 }
@@ -101,13 +95,10 @@ MQS_EXPORT int mpidbg_mqs_setup_coll_history(mqs_process* process) {
 
 MQS_EXPORT int mpidbg_mqs_next_coll_record(mqs_process* process,
                                            struct mpidbg_mqs_coll_record* record) {
-  return guarded([&] {
-    ProcessInfo* info = processInfoOf(process);
-    if (info == nullptr) return missingProcessInfoCode();
-    if (record == nullptr) return int{kErrBadArgument};
-    const mpidbg_mqs_coll_record* next = info->nextRecord();
+  return onProcess(process, record, [](ProcessInfo& info, mpidbg_mqs_coll_record& out) {
+    const mpidbg_mqs_coll_record* next = info.nextRecord();
     if (next == nullptr) return int{mqs_end_of_list};
-    *record = *next;
+    out = *next;
     return int{mqs_ok};
   });
 }

@@ -167,13 +167,10 @@ MQS_EXPORT int mqs_setup_operation_iterator(mqs_process* process, int op_class) 
 }
 
 MQS_EXPORT int mqs_next_operation(mqs_process* process, mqs_pending_operation* operation) {
-  return guarded([&] {
-    ProcessInfo* info = processInfoOf(process);
-    if (info == nullptr) return missingProcessInfoCode();
-    if (operation == nullptr) return int{kErrBadArgument};
-    const PendingOp* next = info->nextOperation();
+  return onProcess(process, operation, [](ProcessInfo& info, mqs_pending_operation& out) {
+    const PendingOp* next = info.nextOperation();
     if (next == nullptr) return int{mqs_end_of_list};
-    *operation = next->operation;
+    out = next->operation;
     return int{mqs_ok};
   });
 }
