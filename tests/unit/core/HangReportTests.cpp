@@ -21,6 +21,17 @@ proto::CommQueues world(int rank, int size, std::uint64_t collSeq) {
   return c;
 }
 
+/// A communicator over the same ranks as world(), with its own `handle`,
+/// `name` and `uid` (0: none), as MPI_Comm_dup makes one.
+proto::CommQueues worldCopy(int rank, int size, std::uint64_t collSeq, std::uint64_t handle, const std::string& name,
+                            std::uint64_t uid = 0) {
+  proto::CommQueues c = world(rank, size, collSeq);
+  c.state.handle = handle;
+  c.state.name = name;
+  c.state.uid = uid;
+  return c;
+}
+
 proto::MpiCall collective(const std::string& fn, std::uint64_t callNo, int root = -1,
                           std::uint64_t comm = kWorld, const std::string& name = "MPI_COMM_WORLD") {
   proto::MpiCall c;
@@ -300,19 +311,13 @@ TEST_CASE("hang: the same collective on two overlapping communicators is named",
   constexpr std::uint64_t kDup = 0x84000003;
   HangInput in;
   in.worldSize = 3;
-  auto dup = [&](int r, std::uint64_t collSeq) {
-    proto::CommQueues c = world(r, 3, collSeq);
-    c.state.handle = kDup;
-    c.state.name = "solver";
-    return c;
-  };
   for (int r : {0, 1}) {
     in.ranks.push_back(rank(r, 3, 2, collective("MPI_Allreduce", 1), {rec(1, "MPI_Comm_dup"), rec(2, "MPI_Allreduce")}));
-    in.ranks.back().comms.push_back(dup(r, 0));
+    in.ranks.back().comms.push_back(worldCopy(r, 3, 0, kDup, "solver"));
   }
   in.ranks.push_back(rank(2, 3, 1, collective("MPI_Allreduce", 1, -1, kDup, "solver"),
                           {rec(1, "MPI_Comm_dup"), rec(1, "MPI_Allreduce", -1, kDup)}));
-  in.ranks.back().comms.push_back(dup(2, 1));
+  in.ranks.back().comms.push_back(worldCopy(2, 3, 1, kDup, "solver"));
   const HangVerdict v = analyzeHang(in);
   bool named = false;
   for (const auto& m : v.mismatches)
@@ -408,24 +413,18 @@ TEST_CASE("hang: one communicator with different handles per rank, its handle re
   constexpr std::uint64_t kUid = 0x1234;
   HangInput in;
   in.worldSize = 3;
-  auto copy = [&](int r, std::uint64_t collSeq) {
-    proto::CommQueues c = world(r, 3, collSeq);
-    c.state.handle = r == 0 ? 0x84000005 : 0x84000003;
-    c.state.uid = kUid;
-    c.state.name = "reused";
-    return c;
-  };
+  auto handleOf = [](int r) -> std::uint64_t { return r == 0 ? 0x84000005 : 0x84000003; };
   for (int r : {0, 1}) {
-    const std::uint64_t h = r == 0 ? 0x84000005 : 0x84000003;
+    const std::uint64_t h = handleOf(r);
     in.ranks.push_back(rank(r, 3, 0, collective("MPI_Barrier", 3, -1, h, "reused"),
                             {rec(3, "MPI_Allreduce", -1, h), rec(1, "MPI_Barrier", -1, h), rec(2, "MPI_Barrier", -1, h),
                              rec(3, "MPI_Barrier", -1, h)}));
-    in.ranks.back().comms.push_back(copy(r, 3));
+    in.ranks.back().comms.push_back(worldCopy(r, 3, 3, h, "reused", kUid));
   }
   in.ranks.push_back(rank(2, 3, 0, p2p("MPI_Recv", "source", 0, 42),
                           {rec(3, "MPI_Allreduce", -1, 0x84000003), rec(1, "MPI_Barrier", -1, 0x84000003),
                            rec(2, "MPI_Barrier", -1, 0x84000003)}));
-  in.ranks.back().comms.push_back(copy(2, 2));
+  in.ranks.back().comms.push_back(worldCopy(2, 3, 2, handleOf(2), "reused", kUid));
   const HangVerdict v = analyzeHang(in);
   CHECK_FALSE(hasEdge(v, 0, 1));  // the same call on the same communicator
   CHECK_FALSE(hasEdge(v, 1, 0));
