@@ -571,12 +571,24 @@ bool Debugger::waitForEvent(std::chrono::milliseconds timeout, std::chrono::mill
   }) || job_.eventCount() != before;
 }
 
+namespace {
+
+/// The bounds of waitSettled's pause between two looks at the ranks: not a
+/// busy loop while a rank is about to count as blocked, and no longer than a
+/// second, so a change no event reports (a launcher that ends on its own) is
+/// still seen within one.
+constexpr std::chrono::milliseconds kSettleLookMin{50};
+constexpr std::chrono::milliseconds kSettleLookMax{1000};
+
+}  // namespace
+
 bool Debugger::waitSettled(std::chrono::milliseconds timeout, std::chrono::milliseconds blockedAfter,
                            const Cancelled& cancelled) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (true) {
     if (!jobAlive()) return true;
     const auto all = views();
+    const std::uint64_t seen = job_.changeCount();
     bool settled = !all.empty();
     for (const auto& v : all) settled = settled && isSettled(v, blockedAfter);
     if (settled) {
@@ -592,7 +604,10 @@ bool Debugger::waitSettled(std::chrono::milliseconds timeout, std::chrono::milli
     }
     if (cancelled && cancelled()) return false;
     if (std::chrono::steady_clock::now() >= deadline) return false;
-    job_.waitUntil([] { return false; }, std::chrono::milliseconds(200), cancelled);
+    // Look again when the job could first be settled, or at once on a
+    // change (a stop, an exit), within [kSettleLookMin, kSettleLookMax].
+    const auto pause = std::clamp(untilSettled(all, blockedAfter), kSettleLookMin, kSettleLookMax);
+    job_.waitUntil([&] { return job_.changeCount() != seen; }, pause, cancelled);
   }
 }
 

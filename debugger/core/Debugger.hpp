@@ -221,7 +221,10 @@ class Debugger {
 
   /// Blocks until every rank is settled (blocked in MPI for `blockedAfter`,
   /// frozen, held by gdb or ended) or the job ended, `timeout` passed or the
-  /// wait was cancelled. Returns true when settled or ended.
+  /// wait was cancelled. Returns true when settled or ended. Looks at the
+  /// ranks (a status request to each) when they could first be settled
+  /// (untilSettled, StatusReport.hpp) or on a job change, at least 50 ms and
+  /// at most 1 s apart.
   bool waitSettled(std::chrono::milliseconds timeout, std::chrono::milliseconds blockedAfter,
                    const Cancelled& cancelled);
   /// Like waitSettled, but also returns (true) as soon as a new stop event

@@ -71,6 +71,7 @@ Expected<void> Job::addRank(const ccs::proto::Registration& r) {
   info.pmixPublished = r.pmixPublished;
   info.threadLevel = r.threadLevel;
   ranks_[r.rank] = std::move(info);
+  ++changes_;
   changed_.notify_all();
   return {};
 }
@@ -139,12 +140,18 @@ void Job::applyEvent(int rank, const ccs::proto::Event& event) {
     ++events_;
     if (event.stop != 0) info.lastStop = event.stop;
   }
+  ++changes_;
   changed_.notify_all();
 }
 
 std::uint64_t Job::eventCount() const {
   std::lock_guard lock(mutex_);
   return events_;
+}
+
+std::uint64_t Job::changeCount() const {
+  std::lock_guard lock(mutex_);
+  return changes_;
 }
 
 void Job::channelClosed(int rank) {
@@ -155,6 +162,7 @@ void Job::channelClosed(int rank) {
     it->second.life = killing_ ? RankLife::Killed : RankLife::Lost;
     if (!killing_) notify("[" + std::to_string(rank) + "] " + it->second.describeEnd());
   }
+  ++changes_;
   changed_.notify_all();
 }
 
@@ -162,6 +170,7 @@ void Job::setHeldByGdb(int rank, bool held) {
   std::lock_guard lock(mutex_);
   auto it = ranks_.find(rank);
   if (it != ranks_.end()) it->second.heldByGdb = held;
+  ++changes_;
   changed_.notify_all();
 }
 
@@ -173,6 +182,7 @@ void Job::setKilling() {
 void Job::launcherEnded(const ExitStatus& status) {
   std::lock_guard lock(mutex_);
   launcherStatus_ = status;
+  ++changes_;
   changed_.notify_all();
 }
 

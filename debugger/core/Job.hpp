@@ -114,6 +114,9 @@ class Job {
   /// Stop events (breakpoint hits, freeze/step stops) applied so far: a
   /// counter `wait` uses to notice a new one.
   std::uint64_t eventCount() const;
+  /// Changes of any kind applied so far (registrations, events, ended
+  /// channels, gdb holds, the launcher's end): what waitUntil wakes on.
+  std::uint64_t changeCount() const;
   /// Number of ranks in the job (from registrations); 0 before the first.
   int size() const;
   /// Number of registered ranks.
@@ -138,6 +141,7 @@ class Job {
   std::optional<ExitStatus> launcherStatus_;
   bool killing_ = false;
   std::uint64_t events_ = 0;
+  std::uint64_t changes_ = 0;
   Notifier notifier_;
 };
 

@@ -1,5 +1,7 @@
 #include "debugger/core/StatusReport.hpp"
 
+#include <algorithm>
+
 #include "debugger/core/Grouping.hpp"
 
 namespace mpidbg::core {
@@ -59,6 +61,20 @@ bool isSettled(const RankView& view, std::chrono::milliseconds blockedAfter) {
              std::chrono::microseconds(view.status->call->elapsedUs) >= blockedAfter;
     default: return false;
   }
+}
+
+std::chrono::milliseconds untilSettled(const std::vector<RankView>& views, std::chrono::milliseconds blockedAfter) {
+  using std::chrono::milliseconds;
+  milliseconds longest{0};
+  for (const auto& v : views) {
+    if (isSettled(v, blockedAfter)) continue;
+    milliseconds need = blockedAfter;
+    if (!v.status) need = milliseconds(0);
+    else if (v.status->state == proto::RankState::InMpi && v.status->call)
+      need = blockedAfter - std::chrono::duration_cast<milliseconds>(std::chrono::microseconds(v.status->call->elapsedUs));
+    longest = std::max(longest, need);
+  }
+  return longest;
 }
 
 std::string renderStatus(const std::vector<RankView>& views, std::chrono::milliseconds blockedAfter) {

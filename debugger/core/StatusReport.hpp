@@ -34,6 +34,18 @@ std::string describeRankState(const RankView& view, std::chrono::milliseconds bl
 /// `blockedAfter`), frozen, held by gdb, or ended.
 bool isSettled(const RankView& view, std::chrono::milliseconds blockedAfter);
 
+/// The least time after `views` were read before every rank could be
+/// settled (isSettled) with nothing else happening; zero when they are. A
+/// rank inside an MPI call for e needs blockedAfter - e more, should it stay
+/// in that call; any other live rank a whole blockedAfter (it must enter a
+/// call and stay there); a rank with no status yet zero (unknown). `wait`
+/// looks again after this long rather than at a fixed rate: every look is a
+/// status request that wakes each rank's helper thread, which on a machine
+/// whose cores the ranks fill takes a core from the application
+/// (docs/performance.md, session 10). Stops and exits end the pause
+/// earlier: they are job changes (Job::changeCount).
+std::chrono::milliseconds untilSettled(const std::vector<RankView>& views, std::chrono::milliseconds blockedAfter);
+
 /// The per-rank status, grouped by identical state: `[0-1,3] blocked in ...`.
 std::string renderStatus(const std::vector<RankView>& views, std::chrono::milliseconds blockedAfter);
 

@@ -115,6 +115,38 @@ TEST_CASE("status names ended, gdb-held and silent ranks", "[core][report]") {
   CHECK_FALSE(isSettled(silent, 1000ms));
 }
 
+TEST_CASE("untilSettled: when the ranks could first all count as settled", "[core][report]") {
+  // Two ranks 300 ms and 900 ms into their calls: the job cannot settle
+  // before the younger call is 1000 ms old, 700 ms from now.
+  std::vector<RankView> views = {inMpi(0, allreduce(1, 300'000)), inMpi(1, recvFrom(0, 99, 900'000))};
+  CHECK(untilSettled(views, 1000ms) == 700ms);
+  // A rank computing (not in MPI) must still enter a call and stay a whole
+  // blockedAfter.
+  RankView computing = inMpi(2, allreduce(1, 0));
+  computing.status->state = proto::RankState::Running;
+  computing.status->call.reset();
+  views.push_back(computing);
+  CHECK(untilSettled(views, 1000ms) == 1000ms);
+  // Settled ranks (blocked, frozen, ended) need nothing; all settled: zero.
+  std::vector<RankView> settled = {inMpi(0, allreduce(1, 5'000'000))};
+  RankView frozen = inMpi(1, allreduce(1, 0));
+  frozen.status->state = proto::RankState::Frozen;
+  settled.push_back(frozen);
+  RankView exited;
+  exited.info.rank = 2;
+  exited.info.life = RankLife::Exited;
+  settled.push_back(exited);
+  CHECK(untilSettled(settled, 1000ms) == 0ms);
+  settled.push_back(inMpi(3, recvFrom(1, 0, 1'750'000)));
+  CHECK(untilSettled(settled, 2000ms) == 250ms);
+  // A rank that did not answer is unknown: look again soon.
+  RankView silent;
+  silent.info.rank = 4;
+  silent.queryError = "timed out";
+  CHECK(untilSettled({inMpi(0, allreduce(1, 300'000)), silent}, 1000ms) == 700ms);
+  CHECK(untilSettled({silent}, 1000ms) == 0ms);
+}
+
 TEST_CASE("collectives report names the stuck call and the outlier", "[core][report]") {
   std::vector<RankView> views = {inMpi(0, allreduce(1, 5'000'000)), inMpi(1, allreduce(1, 5'000'000)),
                                  inMpi(2, recvFrom(0, 99, 5'000'000)), inMpi(3, allreduce(1, 5'000'000))};
