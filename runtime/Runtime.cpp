@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/ssl.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -270,6 +272,14 @@ Expected<void> Runtime::startServer(const std::vector<std::uint8_t>& key, const 
   // so the front end keeps one connection per rank either way.
   const std::string security = envOr("MPIDBG_CCS_SECURITY", "tls");
   if (security == "tls") {
+    // OpenSSL frees its global state from an atexit handler by default. The
+    // helper thread may be inside a handshake or a TLS read when the
+    // application's main thread calls exit(); that cleanup then pulled the
+    // ground from under it (a SIGSEGV at exit, about one job in fifteen of
+    // tests/integration/cases/slurm.sh's Open MPI ring). The process is
+    // ending anyway: leave OpenSSL's state to the kernel. Effective only if
+    // nothing in the process initialised OpenSSL before.
+    OPENSSL_init_ssl(OPENSSL_INIT_NO_ATEXIT, nullptr);
     options.security = ccs::Security{ccs::SecurityMode::Tls, key, "mpidbg-session"};
   } else if (security == "plain") {
     options.security = ccs::Security{ccs::SecurityMode::Plain, {}, "mpidbg-session"};
