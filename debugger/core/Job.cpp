@@ -41,6 +41,11 @@ void Job::setNotifier(Notifier notifier) {
   notifier_ = std::move(notifier);
 }
 
+void Job::markChanged() {
+  ++changes_;
+  changed_.notify_all();
+}
+
 void Job::notify(const std::string& line) {
   if (notifier_) notifier_(line);
 }
@@ -71,8 +76,7 @@ Expected<void> Job::addRank(const ccs::proto::Registration& r) {
   info.pmixPublished = r.pmixPublished;
   info.threadLevel = r.threadLevel;
   ranks_[r.rank] = std::move(info);
-  ++changes_;
-  changed_.notify_all();
+  markChanged();
   return {};
 }
 
@@ -140,8 +144,7 @@ void Job::applyEvent(int rank, const ccs::proto::Event& event) {
     ++events_;
     if (event.stop != 0) info.lastStop = event.stop;
   }
-  ++changes_;
-  changed_.notify_all();
+  markChanged();
 }
 
 std::uint64_t Job::eventCount() const {
@@ -162,16 +165,14 @@ void Job::channelClosed(int rank) {
     it->second.life = killing_ ? RankLife::Killed : RankLife::Lost;
     if (!killing_) notify("[" + std::to_string(rank) + "] " + it->second.describeEnd());
   }
-  ++changes_;
-  changed_.notify_all();
+  markChanged();
 }
 
 void Job::setHeldByGdb(int rank, bool held) {
   std::lock_guard lock(mutex_);
   auto it = ranks_.find(rank);
   if (it != ranks_.end()) it->second.heldByGdb = held;
-  ++changes_;
-  changed_.notify_all();
+  markChanged();
 }
 
 void Job::setKilling() {
@@ -182,8 +183,7 @@ void Job::setKilling() {
 void Job::launcherEnded(const ExitStatus& status) {
   std::lock_guard lock(mutex_);
   launcherStatus_ = status;
-  ++changes_;
-  changed_.notify_all();
+  markChanged();
 }
 
 int Job::size() const {

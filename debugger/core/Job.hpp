@@ -133,6 +133,8 @@ class Job {
                  const std::function<bool()>& cancelled);
 
  private:
+  /// Counts a change (changeCount) and wakes waitUntil; with mutex_ held.
+  void markChanged();
   void notify(const std::string& line);
   mutable std::mutex mutex_;
   std::condition_variable changed_;
