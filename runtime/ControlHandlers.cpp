@@ -11,6 +11,7 @@
 #include "Control.hpp"
 #include "EntryPoints.hpp"
 #include "Runtime.hpp"
+#include "ccs/Condition.hpp"
 #include "ccs/ControlProtocol.hpp"
 
 namespace mpidbg::rt {
@@ -44,6 +45,23 @@ ccs::Handler guarded(Body body) {
 /// True while the rank is held at the end of MPI_Init.
 bool heldAtInit(Runtime& rt) { return rt.state(false) == proto::RankState::Frozen; }
 
+/// The note of a bp/set reply when the rank's MPI thread is inside a call of
+/// the breakpoint's MPI function right now ("already inside
+/// MPI_Allreduce(comm=MPI_COMM_WORLD) call #99: the breakpoint stops its next
+/// call, not this one"), else empty. That call's safe point has passed, so
+/// the breakpoint cannot stop it; the rank stops at its next matching call,
+/// and a collective's peers stopped at this call's entry leave it waiting
+/// inside. The record is read while the rank runs: the note tells what was so
+/// just after the breakpoint was armed.
+std::string insideNote(Runtime& rt, const proto::Breakpoint& b) {
+  if (b.kind != proto::BreakKind::Mpi) return {};
+  const ccs::cond::FunctionInfo* info = ccs::cond::findFunction(b.target);
+  const auto call = rt.currentCall().read();
+  if (!info || !call || functionName(call->function) != info->name) return {};
+  return "already inside " + describeSafePoint(rt, call->function, {}, argsOfRecord(rt, *call), call->collCall) +
+         ": the breakpoint stops its next call, not this one";
+}
+
 }  // namespace
 
 void registerControlHandlers(ccs::Server& server, Runtime& runtime) {
@@ -53,10 +71,12 @@ void registerControlHandlers(ccs::Server& server, Runtime& runtime) {
   control.attach(runtime, server);
   Control* c = &control;
 
-  server.addHandler(std::string(proto::kBreakSetHandler), guarded([c](const ccs::Request& request) {
+  server.addHandler(std::string(proto::kBreakSetHandler), guarded([c, rt](const ccs::Request& request) {
                       auto b = proto::decodeBreakpoint(textOf(request));
                       if (!b) return errorReply(b.error().message);
-                      return reply(c->set(*b));
+                      proto::ControlReply r = c->set(*b);
+                      if (r.ok) r.message = insideNote(*rt, *b);
+                      return reply(std::move(r));
                     }));
   server.addHandler(std::string(proto::kBreakDeleteHandler), guarded([c](const ccs::Request& request) {
                       auto ref = proto::decodeBreakpointRef(textOf(request), false);

@@ -439,7 +439,10 @@ const std::vector<Command>& commandTable() {
        "clauses NAME OP VALUE joined by && and ||, NAME one of dest, source, tag, root, count,\n"
        "comm, rank, size (as the function has them), OP one of == != < <= > >= (or =), comm\n"
        "values WORLD, SELF or a name set with MPI_Comm_set_name. #N stops only at the Nth\n"
-       "matching call. Examples:\n"
+       "matching call. A rank already inside a call of TARGET when the breakpoint is set stops\n"
+       "only at its next one; 'break' names such ranks under its summary ('already inside\n"
+       "MPI_Allreduce(...) call #99'), and peers stopped at that collective's entry leave them\n"
+       "waiting inside it. Examples:\n"
        "  break MPI_Bcast\n  break MPI_Send if dest == 3\n  break MPI_Allreduce comm=WORLD #42\n"
        "  break [0-3] entry solver::step\n  break violation",
        doBreak},

@@ -297,9 +297,15 @@ CommandResult doBreak(Context& ctx, std::string_view args) {
   if (!set.empty()) ctx.debugger.breakpoints()[b.id] = {b.id, set, b};
   CommandResult result = renderOutcomes(outcomes, "breakpoint " + std::to_string(b.id) + " set");
   result.data["breakpoint"] = breakpointJson(b, set);
-  if (!set.empty())
+  if (!set.empty()) {
+    // A rank's note (a call of the target it was already inside) under the
+    // summary; when some ranks failed, result.text already carries the notes.
+    std::map<int, std::string> notes;
+    for (const auto& [rank, o] : outcomes)
+      if (o.ok && !o.message.empty()) notes[rank] = o.message;
     result.text = "Breakpoint " + std::to_string(b.id) + ": " + describe(b) + " on " + set.toString() + "\n" +
-                  (result.ok ? std::string() : result.text);
+                  (result.ok ? core::renderGroups(core::groupByText(notes)) : result.text);
+  }
   return result;
 }
 
