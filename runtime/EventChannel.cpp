@@ -16,6 +16,7 @@
 #include <string>
 
 #include "Control.hpp"
+#include "FatalSignal.hpp"
 #include "ccs/Frame.hpp"
 
 namespace mpidbg::rt {
@@ -53,21 +54,20 @@ Expected<std::vector<std::uint8_t>> eventFrame(std::int32_t rank, const ccs::pro
   return ccs::encodeRequest(request);
 }
 
-/// Reports the signal (one send, never blocking), restores the previous
-/// disposition and re-raises; the signal is blocked until we return, so the
-/// previous (usually default) action runs right after.
-void onFatalSignal(int sig) {
+/// Reports the signal (one send, never blocking), then hands it on to the
+/// previous disposition with its siginfo (FatalSignal.hpp).
+void onFatalSignal(int sig, siginfo_t* info, void*) {
   const int savedErrno = errno;
   for (SignalFrame& f : gSignalFrames) {
     if (f.signal != sig) continue;
     const int fd = gEventFd.load(std::memory_order_relaxed);
     if (fd >= 0 && !gLost.load(std::memory_order_relaxed) && f.length > 0 && ::getpid() == gOwner)
       (void)::send(fd, f.bytes.data(), f.length, MSG_NOSIGNAL | MSG_DONTWAIT);
-    ::sigaction(sig, &f.previous, nullptr);
-    break;
+    errno = savedErrno;
+    passOnFatalSignal(sig, info, f.previous);
+    return;
   }
   errno = savedErrno;
-  ::raise(sig);
 }
 
 void onProcessExit(int status, void*) {
@@ -213,9 +213,9 @@ Expected<void> EventChannel::armProcessHooks(std::int32_t rank) {
   }
   for (SignalFrame& f : gSignalFrames) {
     struct sigaction action {};
-    action.sa_handler = &onFatalSignal;
+    action.sa_sigaction = &onFatalSignal;
     sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_ONSTACK;
+    action.sa_flags = SA_ONSTACK | SA_SIGINFO;
     if (::sigaction(f.signal, &action, &f.previous) != 0)
       return fail(std::string("cannot install a handler for signal ") + std::to_string(f.signal) + ": " +
                   errnoText(errno));

@@ -21,6 +21,7 @@
 
 #include "CommRegistry.hpp"
 #include "Control.hpp"
+#include "FatalSignal.hpp"
 #include "Guarded.hpp"
 #include "Runtime.hpp"
 #include "ccs/Server.hpp"
@@ -130,7 +131,7 @@ bool replaying() noexcept { return __atomic_load_n(&gDecisions, __ATOMIC_RELAXED
 constexpr std::array<int, 5> kFatalSignals{SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 std::array<struct sigaction, kFatalSignals.size()> gPreviousActions{};
 
-void onFatalSignal(int sig) {
+void onFatalSignal(int sig, siginfo_t* info, void*) {
   Decisions& d = state();
   if (d.encoder && d.fd >= 0 && !d.finished) {
     // The buffer has room reserved: sealing the run does not allocate.
@@ -138,16 +139,15 @@ void onFatalSignal(int sig) {
     writeOutLocked(d);
   }
   for (std::size_t i = 0; i < kFatalSignals.size(); ++i)
-    if (kFatalSignals[i] == sig) ::sigaction(sig, &gPreviousActions[i], nullptr);
-  ::raise(sig);
+    if (kFatalSignals[i] == sig) passOnFatalSignal(sig, info, gPreviousActions[i]);
 }
 
 void installFatalFlush() noexcept {
   for (std::size_t i = 0; i < kFatalSignals.size(); ++i) {
     struct sigaction action {};
-    action.sa_handler = onFatalSignal;
+    action.sa_sigaction = onFatalSignal;
     sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESETHAND;
+    action.sa_flags = SA_RESETHAND | SA_SIGINFO;
     ::sigaction(kFatalSignals[i], &action, &gPreviousActions[i]);
   }
 }

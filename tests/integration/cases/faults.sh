@@ -80,3 +80,14 @@ case_faults_rank_servers_listen_on_loopback_only() {
       { echo "    $endpoint is not among the ranks' listening sockets"; return 1; }
   done
 }
+
+case_faults_crash_reaches_the_programs_handler_with_its_siginfo() {
+  # crash --own-handler: rank 1's null dereference goes through the runtime's
+  # hook (the front end hears of it) and on to the program's own SIGSEGV
+  # handler, which must get the kernel's siginfo: SEGV_MAPERR (1) at address
+  # (nil). A hook that re-raised gave it SI_TKILL (-6) and our own pid.
+  run_mpidbg 60 -ex run -ex 'wait 30' -ex kill -- "$mpiexec" -n 2 "$examples/crash" --own-handler
+  check_contains "$out" "[1] exited with signal 11 (Segmentation fault)" "the front end's report of the signal" &&
+  check_contains "$out" "crash: signal 11 reached the program's handler with si_code 1, address (nil)" \
+    "the program handler's line"
+}
