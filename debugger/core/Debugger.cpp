@@ -474,10 +474,28 @@ std::map<int, std::string> Debugger::continueRanks(const RankSet& ranks) {
   proto::ContinueRequest request;
   for (const auto& info : targets) request.seen[info.rank] = info.lastStop;
   const std::string data = proto::encode(request);
-  for (const auto& [rank, why] :
-       gather(targets, proto::kContinueHandler, std::vector<std::uint8_t>(data.begin(), data.end())).missing)
-    problems[rank] = "did not answer: " + why;
+  const auto missing =
+      gather(targets, proto::kContinueHandler, std::vector<std::uint8_t>(data.begin(), data.end())).missing;
+  // A rank that ended during the exchange is no longer stopped: nothing is
+  // left to continue, and its end is reported as an event of its own.
+  const auto ended = endedMeanwhile(missing);
+  for (const auto& [rank, why] : missing)
+    if (!ended.count(rank)) problems[rank] = "did not answer: " + why;
   return problems;
+}
+
+std::map<int, std::string> Debugger::endedMeanwhile(const std::map<int, std::string>& missing) {
+  std::map<int, std::string> ended;
+  if (missing.empty()) return ended;
+  auto look = [&] {
+    ended.clear();
+    for (const auto& [rank, why] : missing)
+      if (auto info = job_.rank(rank); info && info->ended()) ended[rank] = info->endedPhrase();
+    return ended.size() == missing.size();
+  };
+  job_.waitUntil(look, std::chrono::milliseconds(1000), {});
+  look();
+  return ended;
 }
 
 std::map<int, Debugger::ControlOutcome> Debugger::control(const RankSet& ranks,
@@ -505,7 +523,9 @@ std::map<int, Debugger::ControlOutcome> Debugger::control(const RankSet& ranks,
   };
   take(textOf(gathered.payload));
   for (const auto& [rank, bytes] : gathered.byRank) take(textOf(bytes));
-  for (const auto& [rank, why] : gathered.missing) outcomes[rank] = {false, "did not answer: " + why};
+  const auto ended = endedMeanwhile(gathered.missing);
+  for (const auto& [rank, why] : gathered.missing)
+    outcomes[rank] = {false, ended.count(rank) ? ended.at(rank) : "did not answer: " + why};
   for (const auto& info : targets)
     if (!outcomes.count(info.rank)) outcomes[info.rank] = {false, "sent no reply"};
   return outcomes;

@@ -277,6 +277,12 @@ class Debugger {
   Expected<ccs::proto::RankQueues> readHeldRank(const RankInfo& info);
   Gathered gather(const std::vector<RankInfo>& targets, std::string_view handler,
                   const std::vector<std::uint8_t>& data);
+  /// Of `missing` (rank -> why it did not answer), the ranks the job has
+  /// seen end, with how (RankInfo::endedPhrase), after waiting up to a
+  /// second for every one of them to be reported ended: a rank that dies
+  /// during the exchange (a crash just after a continue) refuses the retry
+  /// before its event channel or the launcher tells the job.
+  std::map<int, std::string> endedMeanwhile(const std::map<int, std::string>& missing);
   /// Ranks attached by pid whose process is gone are marked lost.
   void refreshProcesses();
   /// The queue state of a rank attached by pid: the MPI's message-queue DLL

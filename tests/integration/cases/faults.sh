@@ -91,3 +91,16 @@ case_faults_crash_reaches_the_programs_handler_with_its_siginfo() {
   check_contains "$out" "crash: signal 11 reached the program's handler with si_code 1, address (nil)" \
     "the program handler's line"
 }
+
+case_faults_ranks_dying_during_run_are_not_a_failed_continue() {
+  # crash --abort-at-init: every rank aborts the moment 'run' lets it go, so
+  # the continue's replies never come (the tree root dies before it answers,
+  # the retry finds no rank). Ranks that ended meanwhile are not stopped any
+  # more: 'run' succeeds, their ends are reported, and mpidbg exits with the
+  # launcher's code, not 65 (a failed command).
+  run_mpidbg 60 -ex run -ex 'wait 30' -- "$mpiexec" -n 3 "$examples/crash" --abort-at-init
+  check_contains "$out" "Continuing ranks [0-2]." "run's reply" &&
+  check_not_contains "$err" "cannot continue" "stderr" &&
+  check_matches "$out" '^\[[0-9,-]+\] exited with signal 6 \(Aborted\)$' "the ranks' ends" &&
+  if [ "$rc" = 65 ] || [ "$rc" = 0 ]; then echo "    expected the launcher's exit code (a rank aborted), got $rc"; return 1; fi
+}
