@@ -3,10 +3,11 @@
 // communicator is a collective on its parent: counted in the parent's
 // collective sequence and the history (CallScope::commConstructor).
 // Interposed: MPI_Comm_dup, _dup_with_info, _split, _split_type, _create,
-// MPI_Cart_create, MPI_Cart_sub. Others (MPI_Comm_create_group, whose
+// MPI_Cart_create, MPI_Cart_sub, MPI_Graph_create, MPI_Dist_graph_create,
+// MPI_Dist_graph_create_adjacent. Others (MPI_Comm_create_group, whose
 // callers are a group, not the parent; MPI_Comm_idup, whose communicator is
-// usable only later; graphs, intercommunicators) are registered when first
-// used, without a uid.
+// usable only later; intercommunicators) are registered when first used,
+// without a uid.
 #include <mpi.h>
 
 #include "CallScope.hpp"
@@ -92,6 +93,33 @@ MPIDBG_EXPORT int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], co
 MPIDBG_EXPORT int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
   return construct(MpiFunction::CartSub, comm, newcomm,
                    [&] { return PMPI_Cart_sub(comm, remain_dims, newcomm); });
+}
+
+// Graph topologies (a neighbourhood code's communicators): collectives on
+// their parent too.
+
+MPIDBG_EXPORT int MPI_Graph_create(MPI_Comm comm, int nnodes, const int index[], const int edges[], int reorder,
+                                   MPI_Comm* newcomm) {
+  return construct(MpiFunction::GraphCreate, comm, newcomm,
+                   [&] { return PMPI_Graph_create(comm, nnodes, index, edges, reorder, newcomm); });
+}
+
+MPIDBG_EXPORT int MPI_Dist_graph_create(MPI_Comm comm, int n, const int sources[], const int degrees[],
+                                        const int destinations[], const int weights[], MPI_Info info, int reorder,
+                                        MPI_Comm* newcomm) {
+  return construct(MpiFunction::DistGraphCreate, comm, newcomm, [&] {
+    return PMPI_Dist_graph_create(comm, n, sources, degrees, destinations, weights, info, reorder, newcomm);
+  });
+}
+
+MPIDBG_EXPORT int MPI_Dist_graph_create_adjacent(MPI_Comm comm, int indegree, const int sources[],
+                                                 const int sourceweights[], int outdegree, const int destinations[],
+                                                 const int destweights[], MPI_Info info, int reorder,
+                                                 MPI_Comm* newcomm) {
+  return construct(MpiFunction::DistGraphCreateAdjacent, comm, newcomm, [&] {
+    return PMPI_Dist_graph_create_adjacent(comm, indegree, sources, sourceweights, outdegree, destinations,
+                                           destweights, info, reorder, newcomm);
+  });
 }
 
 MPIDBG_EXPORT int MPI_Comm_free(MPI_Comm* comm) {

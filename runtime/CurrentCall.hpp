@@ -32,6 +32,7 @@ enum class MpiFunction : std::uint8_t {
   // More communicator constructors (CommWrappers.cpp), collectives on their
   // parent like CommDup..CommCreate. Not breakpoint targets either.
   CommSplitType, CommDupWithInfo, CartCreate, CartSub,
+  GraphCreate, DistGraphCreate, DistGraphCreateAdjacent,
   Count_
 };
 

@@ -143,6 +143,26 @@ case_triage_cartesian_grid_and_rows_are_known_across_ranks() {
   check_contains "$out" "3 other communicators have no collective in progress." "collectives (WORLD, SELF, the node's)"
 }
 
+# MPI_Dist_graph_create_adjacent and MPI_Graph_create are interposed as well:
+# without a uid MPICH's rank 0 held the ring under another handle than ranks
+# 1-2, the verdict split it in two and named a false cycle 0 -> 1 -> 0.
+case_triage_graph_communicators_are_known_across_ranks() {
+  run_mpidbg 120 --no-stop-at-init -ex 'wait 30' -ex hang -ex 'hang --memory' -ex collectives -ex kill -- \
+    "$mpiexec" -n 4 "$examples/hangs/graph_ring"
+  check_rc 0 &&
+  check_contains "$out" "[0-2] in call 1 to MPI_Allreduce on ring" "hang" &&
+  check_contains "$out" "ring: collective calls issued: [0-2] 1, [3] 0" "hang" &&
+  check_contains "$out" "[0-2] -> [3]  in MPI_Allreduce (call 1 on ring)" "hang" &&
+  [ "$(grep -cF "Deadlock: cycle 0 -> 3 -> 0" <<<"$out")" = 2 ] &&
+  check_not_contains "$out" "entered on different communicators" "hang" &&
+  check_not_contains "$out" "cycle 0 -> 1 -> 0" "hang" &&
+  check_contains "$out" "Read from: [0-3] mqs:libmpidbg-mqs.so" "hang --memory" &&
+  check_matches "$out" '^Communicator ring \(handles 0x[0-9a-f]+ on \[0\], 0x[0-9a-f]+ on \[1-3\], size 4\):$' \
+    "collectives (one ring, whatever handle each rank holds)" &&
+  check_contains "$out" "  Ranks [0-2] are in call 1 to MPI_Allreduce." "collectives" &&
+  check_contains "$out" "2 other communicators have no collective in progress." "collectives (WORLD and graph; SELF has one member)"
+}
+
 case_triage_usage_errors() {
   run_mpidbg 10 --report "$work/x.json" -- "$mpiexec" -n 1 /bin/true
   check_rc 64 && check_contains "$err" "error: --report needs --hang-timeout SECONDS" "stderr (--report alone)" || return 1
