@@ -208,8 +208,16 @@ nlohmann::json collectivesToJson(const std::vector<RankView>& views,
                          {"inside", std::move(inside)},
                          {"others", std::move(others)}});
     }
+    std::map<int, std::string> handleByRank;
+    for (const auto& [rank, state] : report.comm->members) handleByRank[rank] = hex(state.handle);
+    nlohmann::json handles = nlohmann::json::array();
+    for (const auto& g : groupByText(handleByRank))
+      handles.push_back({{"handle", g.text}, {"ranks", g.ranks.toString()}, {"rank_list", g.ranks.toVector()}});
+    const std::uint64_t uid = report.comm->members.begin()->second.uid;
     comms.push_back({{"name", report.comm->name},
                      {"handle", hex(report.comm->members.begin()->second.handle)},
+                     {"handles", std::move(handles)},
+                     {"uid", uid != 0 ? nlohmann::json(hex(uid)) : nlohmann::json(nullptr)},
                      {"size", report.comm->size},
                      {"collectives", std::move(classes)},
                      {"unreported",
