@@ -4,11 +4,16 @@
 // collective sequence and the history (CallScope::commConstructor).
 // Interposed: MPI_Comm_dup, _dup_with_info, _split, _split_type, _create,
 // MPI_Cart_create, MPI_Cart_sub, MPI_Graph_create, MPI_Dist_graph_create,
-// MPI_Dist_graph_create_adjacent. Others (MPI_Comm_create_group, whose
-// callers are a group, not the parent; MPI_Comm_idup, whose communicator is
-// usable only later; intercommunicators) are registered when first used,
-// without a uid.
+// MPI_Dist_graph_create_adjacent; and MPI_Comm_create_group, whose callers
+// are a group of the parent, not the parent: its communicators get a uid
+// of their own kind (groupUid) and the parent counts nothing. Others
+// (MPI_Comm_idup, whose communicator is usable only later;
+// intercommunicators) are registered when first used, without a uid.
 #include <mpi.h>
+
+#include <cstdint>
+#include <mutex>
+#include <unordered_map>
 
 #include "CallScope.hpp"
 
@@ -39,6 +44,33 @@ void registerCreated(int rc, MPI_Comm parent, const MPI_Comm* newcomm) noexcept 
   mpidbg::rt::defaultCommName(created, name);
   info.name = name.data();
   rt->comms().add(mpidbg::rt::commKey(created), info);
+}
+
+/// The uid of the communicator an MPI_Comm_create_group call on a parent
+/// with uid `parentUid` made with `tag` for the members `worldRanks`. Only
+/// the group's members call it, so the parent's constructor count (which
+/// every member of the parent must agree on) is left alone. Instead the
+/// calls are counted per (parent, tag, members): MPI matches the calls of
+/// one group with one tag in the order they are made, so every member
+/// counts the same number for the same call. 0 when the parent's uid or
+/// the members are unknown.
+std::uint64_t groupUid(std::uint64_t parentUid, int tag, const std::vector<std::int32_t>& worldRanks) noexcept {
+  constexpr std::uint64_t kGroupMark = 0x67726f7570ull << 32;  // "group"
+  const std::uint64_t scope =
+      mpidbg::rt::childUid(parentUid, kGroupMark | static_cast<std::uint32_t>(tag), worldRanks);
+  if (scope == 0) return 0;
+  // Never destroyed: an application thread may create a communicator while
+  // the process exits.
+  static std::mutex* mutex = new std::mutex;
+  static auto* made = new std::unordered_map<std::uint64_t, std::uint64_t>;
+  std::uint64_t nth = 0;
+  try {
+    std::lock_guard lock(*mutex);
+    nth = ++(*made)[scope];
+  } catch (...) {
+    return 0;  // out of memory: no uid, as for the calls not interposed
+  }
+  return mpidbg::rt::childUid(scope, nth, worldRanks);
 }
 
 /// One constructor call `function` on `parent`: counted as a collective on
@@ -93,6 +125,24 @@ MPIDBG_EXPORT int MPI_Cart_create(MPI_Comm comm, int ndims, const int dims[], co
 MPIDBG_EXPORT int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
   return construct(MpiFunction::CartSub, comm, newcomm,
                    [&] { return PMPI_Cart_sub(comm, remain_dims, newcomm); });
+}
+
+MPIDBG_EXPORT int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm) {
+  CallScope scope(MpiFunction::CommCreateGroup, comm);
+  const int rc = PMPI_Comm_create_group(comm, group, tag, newcomm);
+  Runtime* rt = Runtime::attached();
+  if (!rt || rc != MPI_SUCCESS || !newcomm || *newcomm == MPI_COMM_NULL) return rc;
+  std::uint64_t parentUid = 0;
+  if (const mpidbg::rt::CommRecord* p = rt->comms().find(mpidbg::rt::commKey(comm)))
+    parentUid = p->uid.load(std::memory_order_relaxed);
+  const MPI_Comm created = *newcomm;
+  mpidbg::rt::CommInfo info = mpidbg::rt::describeComm(created);
+  info.uid = groupUid(parentUid, tag, info.worldRanks);
+  std::array<char, 64> name{};
+  mpidbg::rt::defaultCommName(created, name);
+  info.name = name.data();
+  rt->comms().add(mpidbg::rt::commKey(created), info);
+  return rc;
 }
 
 // Graph topologies (a neighbourhood code's communicators): collectives on

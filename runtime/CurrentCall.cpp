@@ -27,8 +27,9 @@ constexpr std::array<std::string_view, static_cast<std::size_t>(MpiFunction::Cou
     "MPI_Ineighbor_alltoallv",
     "MPI_Comm_split_type", "MPI_Comm_dup_with_info", "MPI_Cart_create", "MPI_Cart_sub",
     "MPI_Graph_create", "MPI_Dist_graph_create", "MPI_Dist_graph_create_adjacent",
+    "MPI_Comm_create_group",
 };
-static_assert(kNames.back() == "MPI_Dist_graph_create_adjacent", "one name per MpiFunction");
+static_assert(kNames.back() == "MPI_Comm_create_group", "one name per MpiFunction");
 
 using NameTable = std::array<std::array<char, kFunctionNameLen>, kFunctionCount>;
 

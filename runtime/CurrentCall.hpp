@@ -33,6 +33,8 @@ enum class MpiFunction : std::uint8_t {
   // parent like CommDup..CommCreate. Not breakpoint targets either.
   CommSplitType, CommDupWithInfo, CartCreate, CartSub,
   GraphCreate, DistGraphCreate, DistGraphCreateAdjacent,
+  // Collective over a group of the parent, not the parent: not counted on it.
+  CommCreateGroup,
   Count_
 };
 

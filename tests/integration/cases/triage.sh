@@ -163,6 +163,28 @@ case_triage_graph_communicators_are_known_across_ranks() {
   check_contains "$out" "2 other communicators have no collective in progress." "collectives (WORLD and graph; SELF has one member)"
 }
 
+# MPI_Comm_create_group is called by the group's members only: its
+# communicator gets a uid counted per (parent, tag, members), not on the
+# parent. Rank 1 holds another handle for trio; without the uid the verdict
+# said MPI_Allreduce was "entered on different communicators" and had ranks
+# 1 and 2 wait for each other.
+case_triage_create_group_communicator_is_known_across_its_members() {
+  run_mpidbg 120 --no-stop-at-init -ex 'wait 30' -ex hang -ex 'hang --memory' -ex collectives -ex kill -- \
+    "$mpiexec" -n 4 "$examples/hangs/group_trio"
+  check_rc 0 &&
+  check_contains "$out" "[1-2] in call 1 to MPI_Allreduce on trio" "hang" &&
+  check_contains "$out" "trio: collective calls issued: [1-2] 1, [3] 0" "hang" &&
+  check_contains "$out" "MPI_COMM_WORLD: collective calls issued: [0] 1, [1-3] 0" "hang (create_group not counted on the parent)" &&
+  check_contains "$out" "[1-2] -> [3]  in MPI_Allreduce (call 1 on trio)" "hang" &&
+  check_not_contains "$out" "[1] -> [2]" "hang" &&
+  check_not_contains "$out" "entered on different communicators" "hang" &&
+  [ "$(grep -cF "Deadlock: cycle 0 -> 3 -> 0" <<<"$out")" = 2 ] &&
+  check_contains "$out" "Read from: [0-3] mqs:libmpidbg-mqs.so" "hang --memory" &&
+  check_matches "$out" '^Communicator trio \(handles 0x[0-9a-f]+ on \[1\], 0x[0-9a-f]+ on \[2-3\], size 3\):$' \
+    "collectives (one trio, whatever handle each member holds)" &&
+  check_contains "$out" "  Ranks [1-2] are in call 1 to MPI_Allreduce." "collectives"
+}
+
 case_triage_usage_errors() {
   run_mpidbg 10 --report "$work/x.json" -- "$mpiexec" -n 1 /bin/true
   check_rc 64 && check_contains "$err" "error: --report needs --hang-timeout SECONDS" "stderr (--report alone)" || return 1
