@@ -23,6 +23,18 @@ using mpidbg::rt::Runtime;
 
 namespace {
 
+/// Registers the communicator `created` the application just made, with
+/// its default name and the uid `uidOf(world ranks of its members)`.
+template <typename UidOf>
+void addComm(Runtime& rt, MPI_Comm created, UidOf uidOf) noexcept {
+  mpidbg::rt::CommInfo info = mpidbg::rt::describeComm(created);
+  info.uid = uidOf(info.worldRanks);
+  std::array<char, 64> name{};
+  mpidbg::rt::defaultCommName(created, name);
+  info.name = name.data();
+  rt.comms().add(mpidbg::rt::commKey(created), info);
+}
+
 /// After a constructor call on `parent`: counts it in the parent's
 /// children (whatever it returned, so that the members of the parent stay
 /// in step), then registers the communicator the application just created
@@ -37,13 +49,9 @@ void registerCreated(int rc, MPI_Comm parent, const MPI_Comm* newcomm) noexcept 
     child = p->children.fetch_add(1, std::memory_order_relaxed) + 1;
   }
   if (rc != MPI_SUCCESS || !newcomm || *newcomm == MPI_COMM_NULL) return;
-  const MPI_Comm created = *newcomm;
-  mpidbg::rt::CommInfo info = mpidbg::rt::describeComm(created);
-  info.uid = mpidbg::rt::childUid(parentUid, child, info.worldRanks);
-  std::array<char, 64> name{};
-  mpidbg::rt::defaultCommName(created, name);
-  info.name = name.data();
-  rt->comms().add(mpidbg::rt::commKey(created), info);
+  addComm(*rt, *newcomm, [&](const std::vector<std::int32_t>& worldRanks) {
+    return mpidbg::rt::childUid(parentUid, child, worldRanks);
+  });
 }
 
 /// The uid of the communicator an MPI_Comm_create_group call on a parent
@@ -135,13 +143,8 @@ MPIDBG_EXPORT int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
   std::uint64_t parentUid = 0;
   if (const mpidbg::rt::CommRecord* p = rt->comms().find(mpidbg::rt::commKey(comm)))
     parentUid = p->uid.load(std::memory_order_relaxed);
-  const MPI_Comm created = *newcomm;
-  mpidbg::rt::CommInfo info = mpidbg::rt::describeComm(created);
-  info.uid = groupUid(parentUid, tag, info.worldRanks);
-  std::array<char, 64> name{};
-  mpidbg::rt::defaultCommName(created, name);
-  info.name = name.data();
-  rt->comms().add(mpidbg::rt::commKey(created), info);
+  addComm(*rt, *newcomm,
+          [&](const std::vector<std::int32_t>& worldRanks) { return groupUid(parentUid, tag, worldRanks); });
   return rc;
 }
 
