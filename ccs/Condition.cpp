@@ -18,8 +18,9 @@ constexpr std::array<std::string_view, kFieldCount> kFieldNames = {"dest",  "sou
 constexpr FieldSet D = bit(Field::Dest), S = bit(Field::Source), T = bit(Field::Tag), R = bit(Field::Root),
                    N = bit(Field::Count), C = bit(Field::Comm);
 
-/// In runtime/CurrentCall.hpp MpiFunction order (without None).
-constexpr std::array<FunctionInfo, 32> kFunctions = {{
+/// Every breakpoint target: the MPI functions the runtime interposes
+/// (runtime/CurrentCall.hpp MpiFunction), matched to them by name.
+constexpr std::array<FunctionInfo, 77> kFunctions = {{
     {"MPI_Barrier", C | kAlways},
     {"MPI_Bcast", R | N | C | kAlways},
     {"MPI_Allgather", N | C | kAlways},
@@ -52,6 +53,54 @@ constexpr std::array<FunctionInfo, 32> kFunctions = {{
     {"MPI_Comm_free", C | kAlways},
     {"MPI_Finalize", kAlways},
     {"MPI_Abort", C | kAlways},
+    // Nonblocking and persistent point to point, request completion.
+    {"MPI_Isend", D | T | N | C | kAlways},
+    {"MPI_Issend", D | T | N | C | kAlways},
+    {"MPI_Ibsend", D | T | N | C | kAlways},
+    {"MPI_Irsend", D | T | N | C | kAlways},
+    {"MPI_Irecv", S | T | N | C | kAlways},
+    {"MPI_Send_init", D | T | N | C | kAlways},
+    {"MPI_Ssend_init", D | T | N | C | kAlways},
+    {"MPI_Bsend_init", D | T | N | C | kAlways},
+    {"MPI_Rsend_init", D | T | N | C | kAlways},
+    {"MPI_Recv_init", S | T | N | C | kAlways},
+    {"MPI_Start", kAlways},
+    {"MPI_Startall", N | kAlways},
+    {"MPI_Request_free", kAlways},
+    {"MPI_Test", kAlways},
+    {"MPI_Testall", N | kAlways},
+    {"MPI_Testany", N | kAlways},
+    {"MPI_Testsome", N | kAlways},
+    // Nonblocking collectives: `count` as for the blocking ones.
+    {"MPI_Ibarrier", C | kAlways},
+    {"MPI_Ibcast", R | N | C | kAlways},
+    {"MPI_Igather", R | N | C | kAlways},
+    {"MPI_Igatherv", R | N | C | kAlways},
+    {"MPI_Iscatter", R | N | C | kAlways},
+    {"MPI_Iscatterv", R | N | C | kAlways},
+    {"MPI_Iallgather", N | C | kAlways},
+    {"MPI_Iallgatherv", N | C | kAlways},
+    {"MPI_Ialltoall", N | C | kAlways},
+    {"MPI_Ialltoallv", C | kAlways},
+    {"MPI_Ireduce", R | N | C | kAlways},
+    {"MPI_Iallreduce", N | C | kAlways},
+    {"MPI_Ireduce_scatter", C | kAlways},
+    {"MPI_Ireduce_scatter_block", N | C | kAlways},
+    {"MPI_Iscan", N | C | kAlways},
+    {"MPI_Iexscan", N | C | kAlways},
+    {"MPI_Ineighbor_allgather", N | C | kAlways},
+    {"MPI_Ineighbor_allgatherv", N | C | kAlways},
+    {"MPI_Ineighbor_alltoall", N | C | kAlways},
+    {"MPI_Ineighbor_alltoallv", C | kAlways},
+    // Communicator constructors: `comm` is the parent.
+    {"MPI_Comm_split_type", C | kAlways},
+    {"MPI_Comm_dup_with_info", C | kAlways},
+    {"MPI_Cart_create", C | kAlways},
+    {"MPI_Cart_sub", C | kAlways},
+    {"MPI_Graph_create", C | kAlways},
+    {"MPI_Dist_graph_create", C | kAlways},
+    {"MPI_Dist_graph_create_adjacent", C | kAlways},
+    {"MPI_Comm_create_group", C | kAlways},
 }};
 
 /// Levenshtein distance, case-insensitive, for "did you mean".
@@ -146,7 +195,7 @@ Error unknownFunction(std::string_view name) {
   std::string message = "unknown MPI function '" + printable(name) + "'";
   if (best) return Error{message + " (did you mean " + std::string(best->name) + "?)"};
   return Error{message + "; breakpoints work on the interposed functions: MPI_Send, MPI_Recv, MPI_Bcast, "
-                         "MPI_Allreduce, ... (see docs/protocol.md)"};
+                         "MPI_Allreduce, MPI_Isend, ... (see docs/commands.md, \"Breakpoint conditions\")"};
 }
 
 /// Tokenizer and recursive-descent parser for Condition::parse. Every error

@@ -60,15 +60,17 @@ inline constexpr FieldSet kAlways = bit(Field::Rank) | bit(Field::Size);
 /// The MPI functions the runtime interposes (the targets of `break MPI_...`),
 /// each with the arguments a condition may name. For MPI_Sendrecv* `tag` is
 /// the receive tag and `count` the send count; for gathers the send count,
-/// for scatters the receive count; for MPI_Wait{all,any,some} `count` is the
-/// number of requests.
+/// for scatters the receive count; for MPI_Wait{all,any,some},
+/// MPI_Test{all,any,some} and MPI_Startall `count` is the number of
+/// requests; for a communicator constructor `comm` is the parent.
 struct FunctionInfo {
   std::string_view name;  ///< "MPI_Bcast"
   FieldSet fields;        ///< includes kAlways
 };
 
-/// Every interposed MPI function, in the runtime's MpiFunction order
-/// (runtime/CurrentCall.hpp, skipping None).
+/// Every interposed MPI function (runtime/CurrentCall.hpp MpiFunction,
+/// skipping None), blocking ones first in MpiFunction order; the runtime
+/// matches them to its functions by name.
 std::span<const FunctionInfo> functions() noexcept;
 
 /// The function named `name` exactly, or nullptr.

@@ -31,13 +31,32 @@ cond::CallArgs::Predefined predefinedOf(std::uint64_t comm) noexcept {
   return cond::CallArgs::Predefined::None;
 }
 
+/// The breakpoint-target entry (ccs/Condition.cpp) of `f`, found by name
+/// once for every function; nullptr for None.
+const cond::FunctionInfo* targetOf(MpiFunction f) noexcept {
+  static const std::array<const cond::FunctionInfo*, kFunctionCount> table = [] {
+    std::array<const cond::FunctionInfo*, kFunctionCount> t{};
+    for (std::size_t i = 1; i < kFunctionCount; ++i) t[i] = cond::findFunction(functionName(static_cast<MpiFunction>(i)));
+    return t;
+  }();
+  const auto index = static_cast<std::size_t>(f);
+  return index < table.size() ? table[index] : nullptr;
+}
+
+/// The interposed function named like breakpoint target `info`; None when
+/// the runtime does not interpose it.
+MpiFunction functionOf(const cond::FunctionInfo& info) noexcept {
+  for (std::size_t i = 1; i < kFunctionCount; ++i)
+    if (targetOf(static_cast<MpiFunction>(i)) == &info) return static_cast<MpiFunction>(i);
+  return MpiFunction::None;
+}
+
 /// The call's arguments as conditions see them.
 cond::CallArgs argsOf(Runtime& rt, const MpiCallRecord& call, std::int64_t count, int sendDest) noexcept {
   cond::CallArgs a;
-  const auto index = static_cast<std::size_t>(call.function);
-  const auto table = cond::functions();
-  if (index == 0 || index > table.size()) return a;
-  a.has = table[index - 1].fields;
+  const cond::FunctionInfo* target = targetOf(call.function);
+  if (!target) return a;
+  a.has = target->fields;
   using F = cond::Field;
   a.value[static_cast<std::size_t>(F::Rank)] = rt.rank();
   a.value[static_cast<std::size_t>(F::Size)] = rt.size();
@@ -98,8 +117,8 @@ proto::ControlReply Control::set(const proto::Breakpoint& b) {
   if (b.kind == proto::BreakKind::Mpi) {
     const cond::FunctionInfo* info = cond::findFunction(b.target);
     if (!info) return error(cond::unknownFunction(b.target).message);
-    armed.function = static_cast<MpiFunction>(info - cond::functions().data() + 1);
-    if (functionName(armed.function) != info->name)
+    armed.function = functionOf(*info);
+    if (armed.function == MpiFunction::None)
       return error("internal error: the runtime does not interpose " + std::string(info->name));
     fields = info->fields;
     what = info->name;

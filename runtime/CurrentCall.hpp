@@ -9,7 +9,8 @@ namespace mpidbg::rt {
 
 /// The MPI functions the runtime interposes. The first 14 follow mqs_comm_class
 /// order (../shared/protocols/mqs.md, "The collective extension"), so
-/// `static_cast<int>(f) - 1` is the collective class of a collective.
+/// `static_cast<int>(f) - 1` is the collective class of a collective. Each
+/// is a breakpoint target, found by its name in ccs/Condition.cpp.
 enum class MpiFunction : std::uint8_t {
   None,
   Barrier, Bcast, Allgather, Allgatherv, Allreduce, Alltoall, Alltoallv,
@@ -19,8 +20,7 @@ enum class MpiFunction : std::uint8_t {
   CommDup, CommSplit, CommCreate, CommFree,
   Finalize, Abort,
   // Nonblocking and persistent point to point, request completion
-  // (RequestWrappers.cpp). Not breakpoint targets (ccs/Condition.cpp lists
-  // the functions above).
+  // (RequestWrappers.cpp).
   Isend, Issend, Ibsend, Irsend, Irecv,
   SendInit, SsendInit, BsendInit, RsendInit, RecvInit,
   Start, Startall, RequestFree,
@@ -30,7 +30,7 @@ enum class MpiFunction : std::uint8_t {
   Ialltoall, Ialltoallv, Ireduce, Iallreduce, IreduceScatter, IreduceScatterBlock, Iscan, Iexscan,
   IneighborAllgather, IneighborAllgatherv, IneighborAlltoall, IneighborAlltoallv,
   // More communicator constructors (CommWrappers.cpp), collectives on their
-  // parent like CommDup..CommCreate. Not breakpoint targets either.
+  // parent like CommDup..CommCreate.
   CommSplitType, CommDupWithInfo, CartCreate, CartSub,
   GraphCreate, DistGraphCreate, DistGraphCreateAdjacent,
   // Collective over a group of the parent, not the parent: not counted on it.

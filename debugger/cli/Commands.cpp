@@ -432,7 +432,8 @@ const std::vector<Command>& commandTable() {
        "is cancelled). Ranks held by gdb are not touched; release them with 'gdb detach'.",
        doContinue},
       {"break", {"b"}, "break [RANKS] TARGET [if COND] [#N]", "Stop ranks at an MPI call or entry point",
-       "TARGET is an interposed MPI function (MPI_Bcast, MPI_Send, ...), 'entry NAME' for an\n"
+       "TARGET is an interposed MPI function (MPI_Bcast, MPI_Send, MPI_Isend, MPI_Test,\n"
+       "MPI_Comm_split_type, ...; Tab completes them), 'entry NAME' for an\n"
        "application entry point (MPIDBG_ENTRY(\"NAME\")), or 'violation': the thread that breaks\n"
        "the MPI thread level (or calls MPI after MPI_Finalize) stops where it does, and status\n"
        "says 'stopped at thread-level violation ...' (no condition). COND is evaluated in the rank:\n"

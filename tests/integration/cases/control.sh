@@ -56,3 +56,29 @@ case_break_set_inside_the_call_says_so() {
   check_contains "$out" "Breakpoint 3: MPI_Barrier on [0-2]
 (mpidbg) kill" "breakpoint 3, with no note: no rank is in MPI_Barrier"
 }
+
+case_break_on_nonblocking_calls_and_constructors() {
+  # waitall: rank 0 posts MPI_Irecv from rank 3 and MPI_Ibarrier, ranks 1-2
+  # only MPI_Ibarrier, rank 3 first waits in MPI_Recv. Breakpoints on the
+  # nonblocking calls, one with a condition on the receive's source. Each
+  # 'wait' returns at an event or once every rank is stopped or blocked: one
+  # more than the events there can be, and the job has settled.
+  run_mpidbg 120 -ex 'break MPI_Irecv if source == 3' -ex 'break MPI_Ibarrier' -ex 'break MPI_Irecv if source == 1' \
+    -ex run -ex 'wait 20' -ex 'wait 20' -ex 'wait 20' -ex 'wait 20' -ex status -ex 'continue 0' -ex 'wait 20' -ex 'info break' \
+    -ex kill -- "$mpiexec" -n 4 "$examples/hangs/waitall"
+  check_rc 0 &&
+  check_contains "$out" "(mpidbg) status
+[0] stopped at breakpoint 1 at MPI_Irecv(source=3, tag=1, count=1, comm=MPI_COMM_WORLD)
+[1-2] stopped at breakpoint 2 at MPI_Ibarrier(comm=MPI_COMM_WORLD) call #1
+[3] blocked in MPI_Recv(source=0, tag=2, comm=MPI_COMM_WORLD)" "status at the nonblocking breakpoints" &&
+  check_contains "$out" "[0] hit breakpoint 2: MPI_Ibarrier(comm=MPI_COMM_WORLD) call #1" "rank 0 at its MPI_Ibarrier" &&
+  check_contains "$out" "3    yes      [0-3]          MPI_Irecv if source == 1
+     [0-3] hit 0 times" "info break (the other source never matched)" || return 1
+  # cart_rows: every rank makes the grid's rows with MPI_Cart_sub; a
+  # constructor's comm is its parent, named in the condition.
+  run_mpidbg 120 -ex 'break MPI_Cart_sub if comm == grid' -ex run -ex 'wait 20' -ex 'wait 20' -ex 'wait 20' \
+    -ex 'wait 20' -ex status -ex kill -- "$mpiexec" -n 4 "$examples/hangs/cart_rows"
+  check_rc 0 &&
+  check_contains "$out" "(mpidbg) status
+[0-3] stopped at breakpoint 1 at MPI_Cart_sub(comm=grid)" "status at the constructor's breakpoint"
+}
