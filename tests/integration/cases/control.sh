@@ -8,8 +8,9 @@ case_break_set_while_ranks_run_the_fast_path() {
   # through the fast path; it must stop the ranks at one call, counted by the
   # fast path since the start. The ranks are armed one after the other: a
   # rank already inside that call when armed cannot stop at its entry, and
-  # waits inside it for the stopped one ("in MPI_Allreduce (call N ...)").
-  # Either way, every rank is at the same call N.
+  # waits inside it for the stopped one ("[1] blocked in MPI_Allreduce (call
+  # 98 on MPI_COMM_WORLD)"; 'break' said "[1] already inside ..."). Either
+  # way, every rank is at the same call N.
   run_mpidbg 120 -ex run -ex 'wait 1' -ex 'break MPI_Allreduce' -ex 'wait 20' -ex status -ex 'delete 1' \
     -ex continue -ex 'wait 60' -- "$mpiexec" -n 2 "$examples/phases" 300 10
   check_rc 0 &&
@@ -21,7 +22,8 @@ case_break_set_while_ranks_run_the_fast_path() {
 
 # STATUS (the rank lines of 'status') puts ranks 0 and 1 at one MPI_Allreduce
 # call N >= 10: both stopped at breakpoint 1 there, or one stopped there and
-# the other inside that call.
+# the other inside that call ("in MPI_Allreduce (call N ...)", or "blocked in"
+# once it has waited --blocked-after).
 check_one_allreduce_call() {
   local status="$1" stopped='stopped at breakpoint 1 at MPI_Allreduce\(count=1, comm=MPI_COMM_WORLD\) call #[0-9]{2,}'
   local shape=no
@@ -29,7 +31,7 @@ check_one_allreduce_call() {
     shape=both
   elif [ "$(wc -l <<<"$status")" = 2 ] && grep -qE '^\[0\] ' <<<"$status" && grep -qE '^\[1\] ' <<<"$status" &&
        grep -qxE "\[[01]\] $stopped" <<<"$status" &&
-       grep -qxE '\[[01]\] in MPI_Allreduce \(call [0-9]{2,} on MPI_COMM_WORLD\)' <<<"$status"; then
+       grep -qxE '\[[01]\] (blocked )?in MPI_Allreduce \(call [0-9]{2,} on MPI_COMM_WORLD\)' <<<"$status"; then
     shape=one
   fi
   local calls
