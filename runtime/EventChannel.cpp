@@ -40,7 +40,6 @@ struct SignalFrame {
   std::size_t length = 0;
   struct sigaction previous {};
 };
-constexpr std::array<int, 5> kFatalSignals{SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 std::array<SignalFrame, kFatalSignals.size()> gSignalFrames{};
 /// Alternate stack for the main thread, so a stack overflow can still report.
 alignas(16) std::array<char, 64 * 1024> gAltStack{};

@@ -5,9 +5,14 @@
 // action, sees the signal as it came.
 #pragma once
 
+#include <array>
 #include <csignal>
 
 namespace mpidbg::rt {
+
+/// The signals both hooks catch, the ones that end a process by default
+/// after a fault or abort().
+inline constexpr std::array<int, 5> kFatalSignals{SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 
 /// Restores `previous` as the disposition of `sig` and hands the signal on
 /// to it; async-signal-safe; call last in an SA_SIGINFO handler.

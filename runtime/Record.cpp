@@ -128,7 +128,6 @@ bool replaying() noexcept { return __atomic_load_n(&gDecisions, __ATOMIC_RELAXED
 /// Fatal signals: what was recorded reaches the file before the process
 /// dies (without the end marker: the log shows it was cut short). Then the
 /// previous disposition runs.
-constexpr std::array<int, 5> kFatalSignals{SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 std::array<struct sigaction, kFatalSignals.size()> gPreviousActions{};
 
 void onFatalSignal(int sig, siginfo_t* info, void*) {

@@ -23,13 +23,19 @@ std::string hex(std::uint64_t v) {
   return buf;
 }
 
+/// The members of `comm` grouped by the handle value ("0x84000003") each
+/// holds for it: one group unless it is one communicator by uid.
+std::vector<RankGroup> handleGroups(const Communicator& comm) {
+  std::map<int, std::string> byRank;
+  for (const auto& [rank, s] : comm.members) byRank[rank] = hex(s.handle);
+  return groupByText(byRank);
+}
+
 /// "handle 0x84000003", or, when the members hold different handle values
 /// for it (one communicator by uid), "handles 0x84000005 on [0], 0x84000003
 /// on [1-2]".
 std::string handlesOf(const Communicator& comm) {
-  std::map<int, std::string> byRank;
-  for (const auto& [rank, s] : comm.members) byRank[rank] = hex(s.handle);
-  const auto groups = groupByText(byRank);
+  const auto groups = handleGroups(comm);
   if (groups.size() == 1) return "handle " + groups.front().text;
   std::string out = "handles";
   for (std::size_t i = 0; i < groups.size(); ++i)
@@ -208,10 +214,8 @@ nlohmann::json collectivesToJson(const std::vector<RankView>& views,
                          {"inside", std::move(inside)},
                          {"others", std::move(others)}});
     }
-    std::map<int, std::string> handleByRank;
-    for (const auto& [rank, state] : report.comm->members) handleByRank[rank] = hex(state.handle);
     nlohmann::json handles = nlohmann::json::array();
-    for (const auto& g : groupByText(handleByRank))
+    for (const auto& g : handleGroups(*report.comm))
       handles.push_back({{"handle", g.text}, {"ranks", g.ranks.toString()}, {"rank_list", g.ranks.toVector()}});
     const std::uint64_t uid = report.comm->members.begin()->second.uid;
     comms.push_back({{"name", report.comm->name},

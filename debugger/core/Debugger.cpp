@@ -493,8 +493,8 @@ std::map<int, std::string> Debugger::endedMeanwhile(const std::map<int, std::str
       if (auto info = job_.rank(rank); info && info->ended()) ended[rank] = info->endedPhrase();
     return ended.size() == missing.size();
   };
+  // waitUntil asks `look` last after its last wait, so `ended` is current.
   job_.waitUntil(look, std::chrono::milliseconds(1000), {});
-  look();
   return ended;
 }
 
