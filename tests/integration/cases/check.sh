@@ -114,3 +114,14 @@ case_check_flags_after_dashdash_and_bad_input() {
   check_rc 64 &&
   check_contains "$err" "mpidbg check: no compile flags: give -p BUILD_DIR (with compile_commands.json) or flags after --" "usage"
 }
+
+case_check_every_modelled_construct() {
+  # tests/data/check/constructs.c: sections (the first without a pragma),
+  # task, masked filter(1), single nowait through a call, a barrier in a
+  # callee, master, num_threads(1), parallel master, nested parallel in a
+  # section, a loop bounded by the rank. Each expected line was reasoned
+  # from the words in the file's comments (constructs.expected).
+  run_check tests/data/check/constructs.c -- -fopenmp $(pkg-config --cflags-only-I mpich)
+  check_rc 0 &&
+  check_lines "$(cat "$root/tests/data/check/constructs.expected")"
+}
