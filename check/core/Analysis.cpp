@@ -283,10 +283,15 @@ CheckReport analyze(const ProgramModel& program) {
   std::set<const Item*> distinct;
   for (const SiteInstance& s : sites) {
     distinct.insert(s.site);
-    if (s.site->initCall && report.requestLoc.line == 0) {
+    if (!s.site->initCall) continue;
+    if (report.requestLoc.line == 0) {
       report.requestLoc = s.site->loc;
       report.requested = s.site->requested;
       report.requestNotConstant = !s.site->requested;
+    } else if (s.site->requested != report.requested && s.site->loc != report.requestLoc &&
+               std::find(report.otherRequests.begin(), report.otherRequests.end(), s.site->loc) ==
+                   report.otherRequests.end()) {
+      report.otherRequests.push_back(s.site->loc);
     }
   }
   report.sites = distinct.size();

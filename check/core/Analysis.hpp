@@ -56,6 +56,10 @@ struct CheckReport {
   /// Some function has more call chains than the analysis walks (64): the
   /// calls along the others were not looked at.
   bool contextsCut = false;
+  /// Further MPI_Init/MPI_Init_thread calls that ask another level than the
+  /// first (requestLoc), whose level is used for every call: files of
+  /// several programs checked together.
+  std::vector<SourceLoc> otherRequests;
 };
 
 /// PARCOACH's analysis over `program` (no I/O): the parallelism word of every

@@ -41,6 +41,12 @@ std::string renderText(const CheckReport& report, const std::vector<std::string>
   for (const Finding& f : report.findings)
     out += fmt::format("{}: {}: {} [{}]\n", formatLoc(f.loc), severityName(f.severity), f.message,
                        f.category);
+  for (const SourceLoc& other : report.otherRequests)
+    out += fmt::format(
+        "note: {}: asks another thread level than {}; the first is used for every call (check "
+        "separate "
+        "programs in separate runs)\n",
+        formatLoc(other), formatLine(report.requestLoc));
   if (report.contextsCut)
     out +=
         "note: some functions have more than 64 call chains; calls along the others were not "

@@ -11,14 +11,15 @@ namespace mpidbg::check {
 /// ("x.c:17:7: warning: MESSAGE [mpidbg-thread-level]", the format of GCC and
 /// Clang that editors and CI log parsers read), then one summary line starting
 /// "mpidbg check: " (files, call sites, the program's minimum level, what it
-/// asks, counts). `problems` (files not checked) come first as "error: " lines.
+/// asks, counts), after "note: " lines (other MPI_Init_thread levels, call
+/// chains cut). `problems` (files not checked) come first as "error: " lines.
 std::string renderText(const CheckReport& report, const std::vector<std::string>& files,
                        const std::vector<std::string>& problems);
 
 /// The same as one JSON object (schema in docs/check.md): {"files", "problems",
-/// "sites", "program_needs", "requested", "request_at", "findings": [{"file",
-/// "line", "column", "severity", "category", "function", "message", "word",
-/// "needed", "related": ["file:line:col"]}]}.
+/// "sites", "program_needs", "requested", "request_at", "contexts_cut", "other_requests":
+/// ["file:line:col"], "findings": [{"file", "line", "column", "severity", "category", "function",
+/// "message", "word", "needed", "related": ["file:line:col"]}]}.
 std::string renderJson(const CheckReport& report, const std::vector<std::string>& files,
                        const std::vector<std::string>& problems);
 

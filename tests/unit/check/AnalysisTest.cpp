@@ -238,6 +238,21 @@ TEST_CASE("analyze: without a constant level nothing is compared", "[check]") {
   CHECK(r.programNeeds == ThreadLevel::Multiple);
 }
 
+TEST_CASE("analyze: a second program's MPI_Init_thread is named, the first level used", "[check]") {
+  FunctionModel other{"c:@F@main", "main", {"y.c", 1, 1}, {init(ThreadLevel::Multiple, 4)}};
+  other.body[0].loc.file = "y.c";
+  const CheckReport r =
+      analyze(program({init(ThreadLevel::Funneled, 2), init(ThreadLevel::Funneled, 3)}, {other}));
+  CHECK(r.requested == ThreadLevel::Funneled);
+  CHECK(r.requestLoc.line == 2);
+  REQUIRE(r.otherRequests.size() == 1);
+  CHECK(formatLoc(r.otherRequests[0]) == "y.c:4:3");
+  CHECK(renderText(r, {"x.c", "y.c"}, {})
+            .starts_with("note: y.c:4:3: asks another thread level than x.c:2; the first is used "
+                         "for every call (check separate programs "
+                         "in separate runs)\n"));
+}
+
 TEST_CASE("the collective table", "[check]") {
   CHECK(isCollective("MPI_Allreduce"));
   CHECK(isCollective("MPI_Ineighbor_alltoallw"));
