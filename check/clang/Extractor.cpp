@@ -16,6 +16,7 @@
 #include <clang/Tooling/CompilationDatabase.h>
 #include <clang/Tooling/Tooling.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -428,7 +429,6 @@ class Action : public ASTFrontendAction {
          std::filesystem::path userDir)
       : out_(out), keys_(keys), errors_(errors), userDir_(std::move(userDir)) {}
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance&, llvm::StringRef file) override {
-    errors_.first.clear();
     return std::make_unique<Consumer>(out_, keys_, errors_, file.str(), userDir_);
   }
 
@@ -493,6 +493,16 @@ Expected<ProgramModel> extractProgram(const ExtractOptions& options) {
     }
     tooling::ClangTool tool(*db, {file});
     tool.setDiagnosticConsumer(&errors);
+    errors.first.clear();
+    // GCC 12's -std=c++23 is -std=c++2b to Clang 14 to 16.
+    tool.appendArgumentsAdjuster([](const tooling::CommandLineArguments& args, llvm::StringRef) {
+      tooling::CommandLineArguments out = args;
+      for (std::string& a : out) {
+        if (a == "-std=c++23") a = "-std=c++2b";
+        if (a == "-std=gnu++23") a = "-std=gnu++2b";
+      }
+      return out;
+    });
     tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
         {"-w", "-resource-dir=" MPIDBG_CLANG_RESOURCE_DIR}, tooling::ArgumentInsertPosition::END));
     Factory factory(model, keys, errors, userDir);
@@ -501,6 +511,11 @@ Expected<ProgramModel> extractProgram(const ExtractOptions& options) {
     if (model.files.size() + model.problems.size() == before)
       model.problems.push_back(displayPath(file, userDir) + ": not checked: " +
                                (errors.first.empty() ? "Clang could not run" : errors.first));
+  }
+  // A file with two compile commands (two targets) is parsed twice: named once.
+  for (std::vector<std::string>* list : {&model.files, &model.problems}) {
+    std::set<std::string> seen;
+    std::erase_if(*list, [&seen](const std::string& s) { return !seen.insert(s).second; });
   }
   return model;
 }
