@@ -208,6 +208,9 @@ void printMan(std::ostream& out) {
          ".br\n"
          ".B mpidbg record compare\n"
          "[\\fB\\-\\-json\\fR] \\fIDIR1\\fR \\fIDIR2\\fR\n"
+         ".br\n"
+         ".B mpidbg check\n"
+         "[\\fB\\-\\-format\\fR text|json|sarif] [\\fB\\-\\-werror\\fR] \\fB\\-p\\fR \\fIBUILD_DIR\\fR [\\fIFILES\\fR...] | \\fIFILES\\fR... \\fB\\-\\-\\fR \\fIFLAGS\\fR\n"
          ".SH DESCRIPTION\n"
          "\\fBmpidbg\\fR starts an MPI job with its launcher (everything after \\fB\\-\\-\\fR, e.g.\n"
          "\\fBmpiexec \\-n 4 ./app\\fR), preloads its runtime into every rank, and debugs all ranks\n"
@@ -239,6 +242,11 @@ void printMan(std::ostream& out) {
          "\\fBmpidbg record show\\fR summarizes the decision logs of \\fB\\-\\-record\\fR per rank (and lists\n"
          "every decision with \\fB\\-\\-decisions\\fR); \\fBmpidbg record compare\\fR tells whether two\n"
          "recorded runs took the same decisions (exit 0) or where they first differ (exit 65).\n"
+         ".PP\n"
+         "\\fBmpidbg check\\fR reads C and C++ sources with Clang before any run and reports MPI calls\n"
+         "whose OpenMP constructs need a higher thread level than MPI_Init_thread asks, collectives\n"
+         "that may run at once in two threads, and collectives not every rank may call\n"
+         "(docs/check.md).\n"
          ".SH OPTIONS\n";
   struct Option {
     const char* spelling;

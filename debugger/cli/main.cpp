@@ -39,6 +39,21 @@ std::string defaultRuntimePath() {
   return (exe.parent_path().parent_path() / "lib" / "libmpidbg-rt.so").string();
 }
 
+/// `mpidbg check ARGS`: runs mpidbg-check next to this executable with ARGS
+/// (docs/check.md). Returns only when it could not be started (64).
+int checkMain(char** args) {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  const std::string tool = ec ? "mpidbg-check" : (exe.parent_path() / "mpidbg-check").string();
+  std::vector<char*> argv{const_cast<char*>(tool.c_str())};
+  for (char** a = args; *a; ++a) argv.push_back(*a);
+  argv.push_back(nullptr);
+  ::execv(tool.c_str(), argv.data());
+  std::cerr << "mpidbg check: cannot run " << tool << ": " << std::strerror(errno)
+            << " (built only where Clang's LibTooling is installed: scripts/install-deps)\n";
+  return cli::kExitUsage;
+}
+
 std::vector<std::string> readScript(const std::string& path, std::string& error) {
   std::ifstream in(path);
   if (!in) {
@@ -134,6 +149,7 @@ static void installTerminationHandlers() {
 int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "core") return coreMain({argv + 2, argv + argc});
   if (argc >= 2 && std::string(argv[1]) == "record") return cli::recordMain({argv + 2, argv + argc});
+  if (argc >= 2 && std::string(argv[1]) == "check") return checkMain(argv + 2);
   // `mpidbg attach [OPTIONS] FILE`: the session options, a job that listens
   // (MPIDBG_LISTEN=1) instead of a launcher command.
   const bool attachMode = argc >= 2 && std::string(argv[1]) == "attach";
@@ -159,6 +175,7 @@ int main(int argc, char** argv) {
                "       mpidbg core --mqs core.1234 core.1235 ...   (queues and hang verdict from core files)\n"
                "       mpidbg --record rec -- mpiexec -n 4 ./app; mpidbg --replay rec -- mpiexec -n 4 ./app\n"
                "       mpidbg record show|compare ...   (decision logs of record and replay)\n"
+               "       mpidbg check -p BUILD_DIR [FILES...]   (thread levels and collectives from the source)\n"
                "       mpidbg attach FILE   (a job started with the runtime preloaded and MPIDBG_LISTEN=1;\n"
                "                             its rank 0 names FILE on stderr)\n\n"
                "Without -ex/-x, commands come from the prompt (a terminal) or from stdin.\n"
