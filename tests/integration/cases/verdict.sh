@@ -59,3 +59,11 @@ case_verdict_receive_from_itself_is_a_dead_end() {
   check_contains "$out" "Look first at rank 0: gdb [0] bt" "hang" &&
   check_not_contains "$out" "No cycle found" "hang"
 }
+
+case_verdict_wildcard_receive_with_every_sender_finalized_is_a_dead_end() {
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex hang -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/wildcard_done"
+  check_rc 0 &&
+  check_contains "$out" "Dead end: rank 0 waits in MPI_Recv(source=MPI_ANY_SOURCE, tag=5, comm=MPI_COMM_WORLD), but every rank that could send it is done with MPI: ranks [1-3] in MPI_Finalize (a bystander): no message will come." "hang" &&
+  check_contains "$out" "Look first at ranks [0-3]: gdb [0-3] bt" "hang" &&
+  check_not_contains "$out" "No cycle found" "hang"
+}
