@@ -180,6 +180,7 @@ Expected<RankQueues> rankQueuesFrom(const Record& r) {
   q.phase = static_cast<MpiPhase>(phaseIndex);
   MPIDBG_TRY_ASSIGN(q.source, r.text("source"));
   q.error = r.text("error", "");
+  q.held = r.text("held", "");
   MPIDBG_TRY_ASSIGN(q.call, callFrom(r));
   std::string waiting;
   MPIDBG_TRY_ASSIGN(waiting, r.text("waiting"));
@@ -261,6 +262,7 @@ std::string encode(const RankQueues& q) {
   put(w, "phase", phaseName(q.phase));
   put(w, "source", q.source);
   if (!q.error.empty()) put(w, "error", q.error);
+  if (!q.held.empty()) put(w, "held", q.held);
   if (q.call) appendCall(w, *q.call);
   put(w, "waiting", joinList(q.waitingOn, true));
   putInt(w, "frames", q.frames.size());

@@ -106,6 +106,11 @@ struct RankQueues {
   std::string source;
   /// Set when the rank could not be read; then only worldRank is meaningful.
   std::string error;
+  /// Set while the debugger's runtime holds the rank, with how: its stop
+  /// text ("frozen (--now) in application code", "breakpoint 1 at ...",
+  /// "frozen at ...", "stepped to ...", "at the end of MPI_Init"); empty
+  /// while the rank runs by itself (and when read from memory).
+  std::string held;
 };
 
 /// One RankQueues as text; decodeRankQueues reads it back exactly.
@@ -118,6 +123,7 @@ struct RankQueues {
 ///     phase=running                 phaseName()
 ///     source=ccs
 ///     error=...                     only when set
+///     held=...                      only when set
 ///     call.function=MPI_Recv ...    the call.* keys of RankStatus, when set
 ///     waiting=0xac000001,0xac000003 waitingOn, hex, comma-separated (may be empty)
 ///     frames=2                      then frame.0=..., frame.1=...

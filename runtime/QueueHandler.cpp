@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "ControlHandlers.hpp"
 #include "Handlers.hpp"
 #include "RequestTracking.hpp"
 #include "Runtime.hpp"
@@ -77,6 +78,7 @@ proto::RankQueues queuesOf(Runtime& rt) {
   const std::uint32_t phase = stateRoot().phase.load(std::memory_order_acquire);
   q.phase = static_cast<proto::MpiPhase>(std::min<std::uint32_t>(phase, MPIDBG_PHASE_FINALIZED));
   q.source = "ccs";
+  q.held = stopTextOf(rt);
 
   WaitedRequests waited;
   const std::optional<MpiCallRecord> call = rt.currentCall().read(&waited);

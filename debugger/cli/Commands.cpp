@@ -487,7 +487,10 @@ const std::vector<Command>& commandTable() {
        "For every communicator with a collective in progress, groups the ranks by the\n"
        "call number they are in, and says what every other member is doing instead:\n"
        "  Ranks [0-1,3] are in call 1 to MPI_Allreduce.\n"
-       "  Rank 2 has made 0 calls to MPI_Allreduce and is blocked in MPI_Recv(...).",
+       "  Rank 2 has made 0 calls to MPI_Allreduce and is blocked in MPI_Recv(...).\n"
+       "Nonblocking collectives not completed are named apart, with their position in the\n"
+       "communicator's collective sequence:\n"
+       "  Rank 0 has not completed MPI_Iallreduce (collective #2 on the communicator).",
        doCollectives},
       {"lists", {}, "lists [RANKS]", "List the objects and lists the ranks serve",
        "The application's watched objects and lists (mpidbg::watch, mpidbg::watch_list,\n"
@@ -523,7 +526,9 @@ const std::vector<Command>& commandTable() {
        "call number, and how: name, root); the wait-for graph between ranks and every cycle\n"
        "in it; ranks others wait for that are not in MPI (computing, exited), with their top\n"
        "frame from a one-shot gdb (--no-frames skips it); waits on ranks already in\n"
-       "MPI_Finalize; and the ranks to look at first. --json prints one JSON object\n"
+       "MPI_Finalize; and the ranks to look at first. Ranks the debugger holds (frozen, at a\n"
+       "breakpoint, stepped) are 'held:', never blocked or computing, and ranks that only\n"
+       "wait for them are no hang of the program. --json prints one JSON object\n"
        "(docs/commands.md describes its fields). --memory reads every rank from memory\n"
        "through the mqs DLL, stopping the ranks (SIGSTOP) for the read: one consistent\n"
        "snapshot, and fast when blocked ranks busy-poll on oversubscribed cores.",

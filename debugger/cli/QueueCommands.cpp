@@ -66,9 +66,10 @@ CommandResult doCollectives(Context& ctx, std::string_view args) {
   // From the queue state: live ranks over CCS, ranks held by gdb from memory.
   const core::HangInput input = ctx.debugger.queueStates();
   const auto states = core::commStatesOf(input);
+  const auto pending = core::pendingCollectivesOf(input);
   CommandResult result;
-  result.text = core::renderCollectives(views, states, ctx.settings.blockedAfter);
-  result.data = core::collectivesToJson(views, states, ctx.settings.blockedAfter);
+  result.text = core::renderCollectives(views, states, ctx.settings.blockedAfter, pending);
+  result.data = core::collectivesToJson(views, states, ctx.settings.blockedAfter, pending);
   return result;
 }
 

@@ -15,7 +15,23 @@ struct Communicator {
   std::string name;
   std::int32_t size = 0;
   std::map<int, proto::CommState> members;  // by world rank
+  std::map<int, std::vector<proto::PendingOp>> pending;  // nonblocking collectives, by world rank
 };
+
+/// True when the rank of `view` is inside the blocking collective of class
+/// `c` on `s`'s communicator, as far as can be told: its class is active and
+/// either no nonblocking operation of the class is pending or its current
+/// call is that collective on that communicator.
+bool inBlocking(const Communicator& comm, int rank, const proto::CommState& s, std::size_t c, const RankView* view) {
+  if (!s.active[c]) return false;
+  bool nonblocking = false;
+  if (const auto it = comm.pending.find(rank); it != comm.pending.end())
+    for (const auto& op : it->second) nonblocking = nonblocking || op.collClass == static_cast<std::int32_t>(c);
+  if (!nonblocking) return true;
+  if (view == nullptr || !view->status || !view->status->call) return false;
+  const auto& call = *view->status->call;
+  return call.comm == s.handle && call.function == proto::collName(static_cast<proto::CollClass>(c));
+}
 
 std::string hex(std::uint64_t v) {
   char buf[32];
@@ -46,10 +62,10 @@ std::string handlesOf(const Communicator& comm) {
 std::string calls(std::uint64_t n) { return std::to_string(n) + (n == 1 ? " call" : " calls"); }
 
 /// What a member not inside class `c` is doing, seen from communicator `comm`.
-std::string doingInstead(const Communicator& comm, const proto::CommState& state,
+std::string doingInstead(const Communicator& comm, int rank, const proto::CommState& state,
                          const RankView* view, std::chrono::milliseconds blockedAfter) {
   for (std::size_t other = 0; other < proto::kCollClassCount; ++other) {
-    if (!state.active[other]) continue;
+    if (!inBlocking(comm, rank, state, other, view)) continue;
     return "is in call " + std::to_string(state.counts[other]) + " to " +
            std::string(proto::collName(static_cast<proto::CollClass>(other))) + " on " + comm.name;
   }
@@ -77,6 +93,14 @@ struct CommReport {
   std::vector<ClassReport> classes;
   int unreported = 0;  ///< members that did not report
   RankSet silent;      ///< which ones, known for MPI_COMM_WORLD only
+  /// Nonblocking collectives not completed: "MPI_Iallreduce (collective #2"
+  /// ... grouped by (function and root, position), with the ranks.
+  struct Nonblocking {
+    std::string collective;  ///< "MPI_Iallreduce", "MPI_Ibcast(root=0)"
+    std::uint64_t seq = 0;   ///< position in the communicator's collective sequence
+    RankSet ranks;
+  };
+  std::vector<Nonblocking> nonblocking;
 };
 
 /// The report's content, rendered as text or JSON.
@@ -88,7 +112,7 @@ struct Analysis {
 
 Analysis analyze(const std::vector<RankView>& views,
                  const std::map<int, std::vector<proto::CommState>>& states,
-                 std::chrono::milliseconds blockedAfter) {
+                 std::chrono::milliseconds blockedAfter, const PendingCollectives& pending) {
   std::map<int, const RankView*> viewByRank;
   for (const auto& v : views) viewByRank[v.info.rank] = &v;
 
@@ -100,6 +124,9 @@ Analysis analyze(const std::vector<RankView>& views,
       comm.name = s.name;
       comm.size = s.size;
       comm.members[rank] = s;
+      if (const auto r = pending.find(rank); r != pending.end())
+        if (const auto ops = r->second.find(proto::identityOf(s)); ops != r->second.end())
+          comm.pending[rank] = ops->second;
     }
   }
   for (const auto& [key, comm] : a.comms) {
@@ -112,12 +139,12 @@ Analysis analyze(const std::vector<RankView>& views,
       std::map<int, std::string> inside, others;
       std::map<int, std::string> doing;
       for (const auto& [rank, s] : comm.members) {
-        if (s.active[c]) {
+        const auto it = viewByRank.find(rank);
+        const RankView* view = it == viewByRank.end() ? nullptr : it->second;
+        if (inBlocking(comm, rank, s, c, view)) {
           inside[rank] = "in call " + std::to_string(s.counts[c]);
         } else {
-          const auto it = viewByRank.find(rank);
-          doing[rank] =
-              doingInstead(comm, s, it == viewByRank.end() ? nullptr : it->second, blockedAfter);
+          doing[rank] = doingInstead(comm, rank, s, view, blockedAfter);
           others[rank] = calls(s.counts[c]) + " and " + doing[rank];
         }
       }
@@ -130,7 +157,13 @@ Analysis analyze(const std::vector<RankView>& views,
             {g.ranks, comm.members.at(g.ranks.first()).counts[c], doing.at(g.ranks.first())});
       report.classes.push_back(std::move(cls));
     }
-    if (report.classes.empty()) {
+    std::map<std::pair<std::uint64_t, std::string>, RankSet> nonblocking;
+    for (const auto& [rank, ops] : comm.pending)
+      for (const auto& op : ops)
+        nonblocking[{op.collSeq, op.peer >= 0 ? op.function + "(root=" + std::to_string(op.peer) + ")" : op.function}]
+            .insert(rank);
+    for (const auto& [key, ranks] : nonblocking) report.nonblocking.push_back({key.second, key.first, ranks});
+    if (report.classes.empty() && report.nonblocking.empty()) {
       ++a.quiet;
       continue;
     }
@@ -147,8 +180,8 @@ Analysis analyze(const std::vector<RankView>& views,
 
 std::string renderCollectives(const std::vector<RankView>& views,
                               const std::map<int, std::vector<proto::CommState>>& states,
-                              std::chrono::milliseconds blockedAfter) {
-  const Analysis a = analyze(views, states, blockedAfter);
+                              std::chrono::milliseconds blockedAfter, const PendingCollectives& pending) {
+  const Analysis a = analyze(views, states, blockedAfter, pending);
   std::string out;
   for (const auto& report : a.busy) {
     const Communicator& comm = *report.comm;
@@ -175,6 +208,11 @@ std::string renderCollectives(const std::vector<RankView>& views,
                " " + text + ".\n";
       }
     }
+    for (const auto& nb : report.nonblocking)
+      out += "  " +
+             (nb.ranks.size() == 1 ? "Rank " + std::to_string(nb.ranks.first()) + " has"
+                                   : "Ranks " + nb.ranks.toString() + " have") +
+             " not completed " + nb.collective + " (collective #" + std::to_string(nb.seq) + " on the communicator).\n";
     if (report.unreported > 0)
       out += "  " + std::to_string(report.unreported) + " of " + std::to_string(comm.size) +
              " members did not report" +
@@ -193,8 +231,8 @@ std::string renderCollectives(const std::vector<RankView>& views,
 
 nlohmann::json collectivesToJson(const std::vector<RankView>& views,
                                  const std::map<int, std::vector<proto::CommState>>& states,
-                                 std::chrono::milliseconds blockedAfter) {
-  const Analysis a = analyze(views, states, blockedAfter);
+                                 std::chrono::milliseconds blockedAfter, const PendingCollectives& pending) {
+  const Analysis a = analyze(views, states, blockedAfter, pending);
   const auto group = [](const MemberGroup& g, nlohmann::json j) {
     j["ranks"] = g.ranks.toString();
     j["rank_list"] = g.ranks.toVector();
@@ -217,6 +255,12 @@ nlohmann::json collectivesToJson(const std::vector<RankView>& views,
     nlohmann::json handles = nlohmann::json::array();
     for (const auto& g : handleGroups(*report.comm))
       handles.push_back({{"handle", g.text}, {"ranks", g.ranks.toString()}, {"rank_list", g.ranks.toVector()}});
+    nlohmann::json nonblocking = nlohmann::json::array();
+    for (const auto& nb : report.nonblocking)
+      nonblocking.push_back({{"collective", nb.collective},
+                             {"seq", nb.seq},
+                             {"ranks", nb.ranks.toString()},
+                             {"rank_list", nb.ranks.toVector()}});
     const std::uint64_t uid = report.comm->members.begin()->second.uid;
     comms.push_back({{"name", report.comm->name},
                      {"handle", hex(report.comm->members.begin()->second.handle)},
@@ -227,7 +271,8 @@ nlohmann::json collectivesToJson(const std::vector<RankView>& views,
                      {"unreported",
                       {{"count", report.unreported},
                        {"ranks", report.silent.toString()},
-                       {"rank_list", report.silent.toVector()}}}});
+                       {"rank_list", report.silent.toVector()}}},
+                     {"nonblocking", std::move(nonblocking)}});
   }
   return {{"communicators", std::move(comms)},
           {"idle_communicators", a.quiet},
@@ -245,6 +290,17 @@ std::map<int, std::vector<proto::CommState>> commStatesOf(const HangInput& input
     }
   }
   return states;
+}
+
+PendingCollectives pendingCollectivesOf(const HangInput& input) {
+  PendingCollectives out;
+  for (const auto& q : input.ranks) {
+    if (!q.error.empty()) continue;
+    for (const auto& c : q.comms)
+      for (const auto& op : c.collectives)
+        if (!op.blocking) out[q.worldRank][proto::identityOf(c.state)].push_back(op);
+  }
+  return out;
 }
 
 }  // namespace mpidbg::core

@@ -23,7 +23,7 @@ std::string hex(std::uint64_t v) {
 }
 
 /// What a rank is doing, as far as the verdict cares.
-enum class Kind { Blocked, Finalize, Computing, NotStarted, Ended, Unreadable };
+enum class Kind { Blocked, Held, Finalize, Computing, NotStarted, Ended, Unreadable };
 
 struct Node {
   Kind kind = Kind::Unreadable;
@@ -98,6 +98,8 @@ class Analyzer {
     compareFrames();
     findCycles();
     findCulprits();
+    findWildcardDeadEnds();
+    findHeldWaiters();
     suggest();
     for (const auto& [rank, node] : nodes_) {
       v_.states[rank] = node.state;
@@ -116,6 +118,11 @@ class Analyzer {
       if (!q.error.empty()) {
         n.kind = Kind::Unreadable;
         n.state = "unreadable (" + q.error + ")";
+      } else if (!q.held.empty()) {
+        // The debugger's hold, not the program's state: checked before the
+        // call it may be inside (a breakpoint, freeze --now in MPI_Finalize).
+        n.kind = Kind::Held;
+        n.state = "held: " + q.held;
       } else if (isFinalize(q)) {
         n.kind = Kind::Finalize;
         n.state = q.phase == proto::MpiPhase::Finalized ? "finalized (a bystander)"
@@ -171,7 +178,9 @@ class Analyzer {
   }
 
   /// Point-to-point wait on `peer` (a rank of `comm`; -1 any source).
-  void waitPeer(int rank, const proto::RankQueues& q, std::uint64_t commHandle, int peer, const std::string& why) {
+  /// `receive`: the wait is for a message (else a send waits for its receive).
+  void waitPeer(int rank, const proto::RankQueues& q, std::uint64_t commHandle, int peer, const std::string& why,
+                bool receive) {
     const proto::CommQueues* comm = commOf(q, commHandle);
     if (peer == -2) return;  // MPI_PROC_NULL completes at once
     if (peer == -1) {
@@ -181,7 +190,28 @@ class Analyzer {
     }
     int world = comm ? worldOf(*comm, peer, in_.worldSize) : -1;
     if (world < 0 && !comm && peer < in_.worldSize) world = peer;  // no registry: assume WORLD
+    if (world == rank && comm) waitSelf(rank, *comm, peer, why, receive);
     if (world >= 0) edge(rank, world, why);
+  }
+
+  /// `rank` waits for itself: `peer` is its own rank in `comm` (a
+  /// communicator that renumbers, such as MPI_Comm_split with reversed
+  /// keys, hides it). A dead end unless it has the other half pending: a
+  /// nonblocking send to itself for a receive, a receive from itself (or
+  /// any source) for a send.
+  void waitSelf(int rank, const proto::CommQueues& comm, int peer, const std::string& why, bool receive) {
+    for (const auto& op : receive ? comm.sends : comm.recvs)
+      if (!op.blocking && (op.peer == peer || (!receive && op.peer == -1))) return;
+    std::string line = "rank " + std::to_string(rank) + " waits in " + why + " for itself (";
+    if (comm.state.name == "MPI_COMM_WORLD")
+      line += "its own rank";
+    else
+      line += "rank " + std::to_string(peer) + " of " + commName(&comm, comm.state.handle) + " is world rank " +
+              std::to_string(rank);
+    line += std::string("), with no ") + (receive ? "send to itself" : "receive from itself") +
+            " pending: no other rank can " + (receive ? "send this message" : "receive it");
+    v_.deadEnds.push_back(std::move(line));
+    dead_.insert(rank);
   }
 
   void waitsOf(int rank, const Node& node) {
@@ -211,7 +241,7 @@ class Analyzer {
           if (op.kind == proto::PendingOp::Kind::Collective)
             waitCollective(rank, c, op.collSeq, op.function, op.peer, opWhy);
           else
-            waitPeer(rank, q, c.state.handle, op.peer, opWhy);
+            waitPeer(rank, q, c.state.handle, op.peer, opWhy, op.kind == proto::PendingOp::Kind::Recv);
         };
         for (const auto& op : c.sends) consider(op);
         for (const auto& op : c.recvs) consider(op);
@@ -220,7 +250,8 @@ class Analyzer {
       if (!any) nodes_[rank].state += " (its requests are not known)";
       return;
     }
-    if (call.peerRole == "source" || call.peerRole == "dest") waitPeer(rank, q, call.comm, call.peer, why);
+    if (call.peerRole == "source" || call.peerRole == "dest")
+      waitPeer(rank, q, call.comm, call.peer, why, call.peerRole == "source");
   }
 
   /// Per communicator: the members' collective counts, and the first call
@@ -270,11 +301,15 @@ class Analyzer {
         const auto groups = groupByText(issued);
         for (std::size_t i = 0; i < groups.size(); ++i)
           line += std::string(i ? "," : "") + " " + groups[i].ranks.toString() + " " + groups[i].text;
-        bool anyActive = false;
-        for (const auto& [rank, c] : members)
+        bool anyActive = false, lagHeld = true;
+        for (const auto& [rank, c] : members) {
           if (nodes_[rank].kind == Kind::Blocked && nodes_[rank].q->call && nodes_[rank].q->call->comm == c->state.handle)
             anyActive = true;
-        if (anyActive) {
+          // Behind only because the debugger holds it: the wait-for graph
+          // names the hold (findHeldWaiters), no mismatch of the program.
+          if (c->collSeq < hi && nodes_[rank].kind != Kind::Held) lagHeld = false;
+        }
+        if (anyActive && !lagHeld) {
           v_.mismatches.push_back(line);
           const auto fewest = std::min_element(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
             return a.ranks.size() < b.ranks.size();
@@ -296,10 +331,14 @@ class Analyzer {
       const proto::CommQueues* comm = commOf(*node.q, call.comm);
       if (!comm) continue;
       // One communicator whose members hold different handles (known by
-      // its uid) is one text; without a uid the handle tells them apart.
+      // its uid) is one text, whatever handle each member holds: the uid
+      // alone names it (the name when it has one, never the handle);
+      // without a uid the handle tells them apart.
       const std::string name =
-          commName(comm, call.comm) +
-          (comm->state.uid != 0 ? " (uid " + hex(comm->state.uid) + ")" : " (handle " + hex(call.comm) + ")");
+          comm->state.uid != 0
+              ? (comm->state.name.empty() ? "uid " + hex(comm->state.uid)
+                                          : comm->state.name + " (uid " + hex(comm->state.uid) + ")")
+              : commName(comm, call.comm) + " (handle " + hex(call.comm) + ")";
       byFunction[call.function][rank] = name;
       for (int m : membersOf(*comm, in_.worldSize)) members[call.function][name].insert(m);
     }
@@ -408,7 +447,8 @@ class Analyzer {
     for (const auto& e : v_.edges) {
       const Node& to = nodes_[e.to];
       switch (to.kind) {
-        case Kind::Blocked: break;
+        case Kind::Blocked:
+        case Kind::Held: break;  // findHeldWaiters
         case Kind::Finalize:
           if (!e.anySource) finalWaits[{e.why, e.to}].insert(e.from);
           break;
@@ -432,6 +472,64 @@ class Analyzer {
       for (int r : from) dead_.insert(r);
       lagging_.insert(key.second);
     }
+  }
+
+  /// A blocked rank whose every edge is a wildcard one (MPI_ANY_SOURCE) and
+  /// whose every possible sender has finalized or ended: a dead end naming
+  /// them. A rank stuck elsewhere is no missing sender (it may still send).
+  void findWildcardDeadEnds() {
+    std::map<int, std::vector<const WaitEdge*>> byRank;
+    for (const auto& e : v_.edges)
+      if (nodes_[e.from].kind == Kind::Blocked) byRank[e.from].push_back(&e);
+    for (const auto& [rank, edges] : byRank) {
+      std::map<int, std::string> senders;  // world rank -> its state
+      bool done = true;
+      for (const WaitEdge* e : edges) {
+        const Kind k = nodes_[e->to].kind;
+        done = done && e->anySource && (k == Kind::Finalize || k == Kind::Ended);
+        senders[e->to] = nodes_[e->to].state;
+      }
+      if (!done || senders.empty()) continue;
+      std::string line = "rank " + std::to_string(rank) + " waits in " + edges.front()->why +
+                         ", but every rank that could send it is done with MPI:";
+      const auto groups = groupByText(senders);
+      for (std::size_t i = 0; i < groups.size(); ++i)
+        line += std::string(i ? "," : "") + " " + describeRanks(groups[i].ranks) + " " + groups[i].text;
+      line += ": no message will come";
+      v_.deadEnds.push_back(std::move(line));
+      dead_.insert(rank);
+      for (const auto& [sender, state] : senders) lagging_.insert(sender);
+    }
+  }
+
+  /// For each held rank, the blocked ranks with a path to it in the wait-for
+  /// graph (through blocked ranks only); onlyHeld when they are all the
+  /// blocked ranks and nothing else is wrong.
+  void findHeldWaiters() {
+    std::map<int, std::set<int>> waitedBy;  // to -> from, blocked `from` only
+    for (const auto& e : v_.edges)
+      if (nodes_[e.from].kind == Kind::Blocked) waitedBy[e.to].insert(e.from);
+    RankSet all;
+    for (const auto& [rank, node] : nodes_) {
+      if (node.kind != Kind::Held) continue;
+      HangVerdict::Held h{node.q ? node.q->held : node.state, {}};
+      std::deque<int> queue{rank};
+      while (!queue.empty()) {
+        const int v = queue.front();
+        queue.pop_front();
+        for (int w : waitedBy[v])
+          if (w != rank && !h.waiters.contains(w)) {
+            h.waiters.insert(w);
+            all.insert(w);
+            queue.push_back(w);
+          }
+      }
+      v_.held[rank] = std::move(h);
+    }
+    bool every = !all.empty();
+    for (const auto& [rank, node] : nodes_)
+      if (node.kind == Kind::Blocked && !all.contains(rank)) every = false;
+    v_.onlyHeld = every && v_.cycles.empty() && v_.deadEnds.empty() && v_.mismatches.empty() && v_.culprits.empty();
   }
 
   /// The latest wildcard receive of `waiter` that matched a message of world
@@ -576,6 +674,47 @@ std::string renderSources(const HangVerdict& v) {
   return out + "\n";
 }
 
+/// "rank 1, which you froze (continue 1)": held ranks of one kind of hold,
+/// and the command that lets them go.
+std::string heldPhrase(const RankSet& ranks, const std::string& how) {
+  const std::string arg = ranks.size() == 1 ? std::to_string(ranks.first()) : ranks.toString();
+  const bool one = ranks.size() == 1;
+  std::string which;
+  std::string release = "continue " + arg;
+  if (how.starts_with("frozen")) which = "which you froze";
+  else if (how.starts_with("stepped")) which = "which you stepped";
+  else if (how.starts_with("breakpoint")) which = one ? "which is stopped at " + how : "which are stopped at " + how;
+  else which = (one ? "which is held " : "which are held ") + how;
+  return describeRanks(ranks) + ", " + which + " (" + release + ")";
+}
+
+/// One line per group of held ranks others wait for: "ranks [0,2-3] wait
+/// for rank 1, which you froze (continue 1)". Holds that differ in where
+/// the rank was (the text after "frozen (--now) in") still group by kind.
+std::vector<std::string> heldLines(const HangVerdict& v) {
+  auto kindOf = [](const std::string& how) -> std::string {
+    if (how.starts_with("frozen")) return "frozen";
+    if (how.starts_with("stepped")) return "stepped";
+    return how;
+  };
+  std::map<std::pair<std::string, std::string>, std::pair<RankSet, RankSet>> groups;  // (waiters, kind) -> (waiters, held)
+  std::map<std::pair<std::string, std::string>, std::string> howOf;
+  for (const auto& [rank, h] : v.held) {
+    if (h.waiters.empty()) continue;
+    const auto key = std::make_pair(h.waiters.toString(), kindOf(h.how));
+    groups[key].first = h.waiters;
+    groups[key].second.insert(rank);
+    howOf.emplace(key, h.how);
+  }
+  std::vector<std::string> out;
+  for (const auto& [key, sets] : groups) {
+    const std::string who = sets.first.size() == 1 ? "rank " + std::to_string(sets.first.first()) + " waits"
+                                                   : "ranks " + sets.first.toString() + " wait";
+    out.push_back(who + " for " + heldPhrase(sets.second, howOf[key]));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string renderHang(const HangVerdict& v) {
@@ -630,9 +769,11 @@ std::string renderHang(const HangVerdict& v) {
     }
   }
   for (const auto& d : v.deadEnds) out += "Dead end: " + d + ".\n";
+  for (const auto& line : heldLines(v))
+    out += (v.onlyHeld ? "No hang of the program: " : "Held by the debugger: ") + line + ".\n";
   for (const auto& [rank, doing] : v.culprits)
     out += "Waited for: rank " + std::to_string(rank) + " is " + doing + ".\n";
-  if (v.cycles.empty() && v.culprits.empty() && v.deadEnds.empty() && v.mismatches.empty()) {
+  if (v.cycles.empty() && v.culprits.empty() && v.deadEnds.empty() && v.mismatches.empty() && !v.onlyHeld) {
     if (v.framesOnly && v.edges.empty() && !v.noHang)
       out += "Whom the blocked ranks wait for is unknown: their stack frames show the calls but not the "
              "arguments (run the job with the runtime, MPIDBG_LISTEN=1, for the wait-for graph).\n";
@@ -660,6 +801,10 @@ nlohmann::json hangToJson(const HangVerdict& v) {
   for (const auto& [rank, doing] : v.culprits) j["culprits"].push_back({{"rank", rank}, {"doing", doing}});
   j["suggested"] = v.suggested.toVector();
   j["no_hang"] = v.noHang;
+  j["held"] = nlohmann::json::array();
+  for (const auto& [rank, h] : v.held)
+    j["held"].push_back({{"rank", rank}, {"how", h.how}, {"waiters", h.waiters.toVector()}});
+  j["only_held"] = v.onlyHeld;
   j["sources"] = nlohmann::json::array();
   for (const auto& g : groupByText(v.sources))
     j["sources"].push_back({{"ranks", g.ranks.toString()}, {"rank_list", g.ranks.toVector()}, {"source", g.text}});

@@ -59,6 +59,25 @@ struct HangVerdict {
   /// finished with MPI or ended: "rank 0 waits in MPI_Recv(source=2, ...) for
   /// rank 2, which is in MPI_Finalize: no matching operation will come".
   std::vector<std::string> deadEnds;
+  /// A rank the debugger's runtime holds (frozen, stopped at a breakpoint or
+  /// after a step, held at the end of MPI_Init): never the program's hang,
+  /// and never "computing" or "blocked". A rank held by gdb is not one: it
+  /// is judged by the state it was in when gdb stopped it (read from
+  /// memory), since attaching gdb is how a hang is inspected.
+  struct Held {
+    /// How it is held: RankQueues::held ("frozen (--now) in application
+    /// code", "breakpoint 1 at MPI_Send(...)").
+    std::string how;
+    /// The blocked ranks that wait for it, directly or through other
+    /// blocked ranks (paths of the wait-for graph).
+    RankSet waiters;
+  };
+  /// By world rank.
+  std::map<int, Held> held;
+  /// True when some rank is blocked and every blocked rank waits for a held
+  /// rank, with no cycle, dead end, mismatch or culprit of its own: the
+  /// program is not hung, the debugger holds it ("No hang of the program").
+  bool onlyHeld = false;
   /// Ranks to look at in gdb first.
   RankSet suggested;
   /// Where each read rank's state came from: "ccs", "mqs:libmpidbg-mqs.so",
@@ -81,7 +100,8 @@ std::string renderHang(const HangVerdict& verdict);
 /// The verdict as JSON: {"version":1, "states":[{"ranks":"[0-1]","state":..}],
 /// "mismatches":[..], "edges":[{"from":0,"to":2,"why":..,"any_source":false}],
 /// "cycles":[[0,2]], "culprits":[{"rank":7,"doing":..}], "suggested":[0,2],
-/// "no_hang":false, "sources":[{"ranks":"[0-3]","rank_list":[0,1,2,3],"source":"ccs"}]};
+/// "no_hang":false, "held":[{"rank":1,"how":"frozen (--now) in application code",
+/// "waiters":[0,2,3]}], "only_held":false, "sources":[{"ranks":"[0-3]","rank_list":[0,1,2,3],"source":"ccs"}]};
 /// states carry "rank_list" beside "ranks" too. Documented in docs/commands.md
 /// ("hang") and docs/json-schema.md ("hang").
 nlohmann::json hangToJson(const HangVerdict& verdict);

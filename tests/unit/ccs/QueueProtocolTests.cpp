@@ -76,6 +76,7 @@ RankQueues fullQueues() {
   q.frames = {"solve() at solver.c:88", kNasty, ""};
   q.source = "mqs:/opt/lib/libmpidbg-mqs.so";
   q.error = kNasty;
+  q.held = "frozen (--now) in " + std::string(kNasty);
   return q;
 }
 
@@ -160,6 +161,7 @@ void checkSame(const RankQueues& a, const RankQueues& b) {
   CHECK(a.frames == b.frames);
   CHECK(a.source == b.source);
   CHECK(a.error == b.error);
+  CHECK(a.held == b.held);
 }
 
 }  // namespace

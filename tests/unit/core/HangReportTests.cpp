@@ -435,3 +435,186 @@ TEST_CASE("hang: one communicator with different handles per rank, its handle re
   REQUIRE(v.mismatches.size() == 1);
   CHECK(v.mismatches[0] == "reused: collective calls issued: [0-1] 3, [2] 2");
 }
+
+TEST_CASE("hang: same uid on different handles is one communicator, named or not", "[hang]") {
+  // NWChem under MPICH: rank 0 holds 0x84000005, rank 1 0x84000003 for one
+  // unnamed communicator; both are in its third MPI_Barrier.
+  constexpr std::uint64_t kUid = 0xf01a1a6e524c50b5ull;
+  for (const std::string name : {"", "solver"}) {
+    HangInput in;
+    in.worldSize = 2;
+    for (int r : {0, 1}) {
+      const std::uint64_t h = r == 0 ? 0x84000005 : 0x84000003;
+      in.ranks.push_back(rank(r, 2, 0, collective("MPI_Barrier", 3, -1, h, name),
+                              {rec(1, "MPI_Barrier", -1, h), rec(2, "MPI_Barrier", -1, h), rec(3, "MPI_Barrier", -1, h)}));
+      in.ranks.back().comms.push_back(worldCopy(r, 2, 3, h, name, kUid));
+    }
+    const HangVerdict v = analyzeHang(in);
+    CAPTURE(name);
+    CHECK(v.mismatches.empty());
+    CHECK(v.edges.empty());
+    CHECK(v.suggested.empty());
+  }
+}
+
+namespace {
+
+/// A ring of 4 exchanging with MPI_Recv from prev: rank `held` held with
+/// `how`, the others blocked waiting for prev.
+HangInput heldRing(int held, const std::string& how) {
+  HangInput in;
+  in.worldSize = 4;
+  for (int r = 0; r < 4; ++r) {
+    in.ranks.push_back(rank(r, 4, 0, p2p("MPI_Recv", "source", (r + 3) % 4, 3)));
+    if (r == held) in.ranks.back().held = how;
+  }
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("hang: ranks waiting for a rank the debugger holds are no hang of the program", "[hang][held]") {
+  struct Row {
+    std::string how, state, line;
+  };
+  const std::vector<Row> rows = {
+      {"frozen (--now) in application code", "held: frozen (--now) in application code",
+       "No hang of the program: ranks [0,2-3] wait for rank 1, which you froze (continue 1)."},
+      {"frozen at MPI_Recv(source=0, tag=3, comm=MPI_COMM_WORLD)",
+       "held: frozen at MPI_Recv(source=0, tag=3, comm=MPI_COMM_WORLD)",
+       "No hang of the program: ranks [0,2-3] wait for rank 1, which you froze (continue 1)."},
+      {"breakpoint 2 at MPI_Recv(source=0, tag=3)", "held: breakpoint 2 at MPI_Recv(source=0, tag=3)",
+       "No hang of the program: ranks [0,2-3] wait for rank 1, which is stopped at breakpoint 2 at "
+       "MPI_Recv(source=0, tag=3) (continue 1)."},
+  };
+  for (const Row& row : rows) {
+    CAPTURE(row.how);
+    const HangVerdict v = analyzeHang(heldRing(1, row.how));
+    CHECK(v.states.at(1) == row.state);
+    CHECK(v.states.at(2) == "blocked in MPI_Recv(source=1, tag=3, comm=MPI_COMM_WORLD)");
+    CHECK(v.cycles.empty());  // the ring is cut at the held rank
+    CHECK(v.culprits.empty());
+    CHECK(v.deadEnds.empty());
+    CHECK(v.onlyHeld);
+    CHECK_FALSE(v.noHang);
+    REQUIRE(v.held.count(1));
+    CHECK(v.held.at(1).how == row.how);
+    CHECK(v.held.at(1).waiters == RankSet::parse("[0,2-3]", 4).value());
+    CHECK(v.suggested.empty());
+    const std::string text = renderHang(v);
+    CHECK(text.find(row.line) != std::string::npos);
+    CHECK(text.find("Deadlock") == std::string::npos);
+    CHECK(text.find("No cycle found") == std::string::npos);
+    CHECK(text.find("Waited for:") == std::string::npos);
+    const auto j = hangToJson(v);
+    CHECK(j["only_held"] == true);
+    CHECK(j["held"][0]["rank"] == 1);
+    CHECK(j["held"][0]["how"] == row.how);
+    CHECK(j["held"][0]["waiters"] == nlohmann::json::array({0, 2, 3}));
+  }
+}
+
+TEST_CASE("hang: a held rank in MPI_Finalize or a collective is held, not a bystander or behind", "[hang][held]") {
+  HangInput in;
+  in.worldSize = 3;
+  // Rank 2 frozen before its first MPI_Allreduce; ranks 0-1 inside it.
+  for (int r : {0, 1}) in.ranks.push_back(rank(r, 3, 1, collective("MPI_Allreduce", 1), {rec(1, "MPI_Allreduce")}));
+  in.ranks.push_back(rank(2, 3, 0, std::nullopt));
+  in.ranks.back().held = "frozen (--now) in application code";
+  HangVerdict v = analyzeHang(in);
+  CHECK(v.mismatches.empty());
+  CHECK(v.onlyHeld);
+  CHECK(renderHang(v).find("No hang of the program: ranks [0-1] wait for rank 2, which you froze (continue 2).") !=
+        std::string::npos);
+
+  // Frozen inside MPI_Finalize: held, and a receive from it is no dead end
+  // of the program.
+  in = HangInput{};
+  in.worldSize = 2;
+  in.ranks.push_back(rank(0, 2, 0, p2p("MPI_Recv", "source", 1, 0)));
+  in.ranks.push_back(rank(1, 2, 0, finalizeCall()));
+  in.ranks.back().phase = proto::MpiPhase::Finalizing;
+  in.ranks.back().held = "frozen (--now) in MPI_Finalize";
+  v = analyzeHang(in);
+  CHECK(v.states.at(1) == "held: frozen (--now) in MPI_Finalize");
+  CHECK(v.deadEnds.empty());
+  CHECK(v.onlyHeld);
+}
+
+TEST_CASE("hang: a real cycle beside a held rank is still a deadlock", "[hang][held]") {
+  HangInput in;
+  in.worldSize = 4;
+  in.ranks.push_back(rank(0, 4, 0, p2p("MPI_Recv", "source", 1, 7)));
+  in.ranks.push_back(rank(1, 4, 0, p2p("MPI_Recv", "source", 0, 7)));
+  in.ranks.push_back(rank(2, 4, 0, p2p("MPI_Recv", "source", 3, 7)));
+  in.ranks.push_back(rank(3, 4, 0, std::nullopt));
+  in.ranks.back().held = "breakpoint 1 at MPI_Send(dest=2, tag=7)";
+  const HangVerdict v = analyzeHang(in);
+  REQUIRE(v.cycles.size() == 1);
+  CHECK(v.cycles[0] == std::vector<int>{0, 1});
+  CHECK_FALSE(v.onlyHeld);
+  const std::string text = renderHang(v);
+  CHECK(text.find("Deadlock: cycle 0 -> 1 -> 0") != std::string::npos);
+  CHECK(text.find("Held by the debugger: rank 2 waits for rank 3, which is stopped at breakpoint 1 at "
+                  "MPI_Send(dest=2, tag=7) (continue 3).") != std::string::npos);
+  CHECK_FALSE(v.suggested.contains(3));
+}
+
+TEST_CASE("hang: a receive from itself through a reversed communicator is a dead end", "[hang]") {
+  // MPI_Comm_split(..., key = size - rank) on 2 ranks: world rank 0 is rank 1
+  // of "reversed" and waits for its rank 1, itself; world rank 1 finalized.
+  constexpr std::uint64_t kRev = 0x84000001;
+  HangInput in;
+  in.worldSize = 2;
+  in.ranks.push_back(rank(0, 2, 0, p2p("MPI_Recv", "source", 1, 0, kRev, "reversed")));
+  proto::CommQueues rev = worldCopy(0, 2, 1, kRev, "reversed", 0x99);
+  rev.state.localRank = 1;
+  rev.worldRanks = {1, 0};
+  in.ranks.back().comms.push_back(rev);
+  in.ranks.push_back(rank(1, 2, 0, finalizeCall()));
+  in.ranks.back().phase = proto::MpiPhase::Finalizing;
+  HangVerdict v = analyzeHang(in);
+  REQUIRE(v.deadEnds.size() == 1);
+  CHECK(v.deadEnds[0] ==
+        "rank 0 waits in MPI_Recv(source=1, tag=0, comm=reversed) for itself (rank 1 of reversed is world rank 0), "
+        "with no send to itself pending: no other rank can send this message");
+  CHECK(v.edges.empty());
+  CHECK(v.suggested.contains(0));
+  CHECK(renderHang(v).find("No cycle found") == std::string::npos);
+
+  // A nonblocking send to itself pending: no dead end (the receive can match it).
+  proto::PendingOp send;
+  send.kind = proto::PendingOp::Kind::Send;
+  send.function = "MPI_Isend";
+  send.peer = 1;
+  send.tag = 0;
+  send.comm = kRev;
+  in.ranks.front().comms.back().sends.push_back(send);
+  v = analyzeHang(in);
+  CHECK(v.deadEnds.empty());
+}
+
+TEST_CASE("hang: a wildcard receive whose every sender is done with MPI is a dead end naming them", "[hang]") {
+  HangInput in;
+  in.worldSize = 4;
+  in.ranks.push_back(rank(0, 4, 0, p2p("MPI_Recv", "source", -1, 5)));
+  for (int r : {1, 2}) {
+    in.ranks.push_back(rank(r, 4, 0, finalizeCall()));
+    in.ranks.back().phase = proto::MpiPhase::Finalizing;
+  }
+  in.ended[3] = "exited with code 0";
+  HangVerdict v = analyzeHang(in);
+  REQUIRE(v.deadEnds.size() == 1);
+  CHECK(v.deadEnds[0] ==
+        "rank 0 waits in MPI_Recv(source=MPI_ANY_SOURCE, tag=5, comm=MPI_COMM_WORLD), but every rank that could send "
+        "it is done with MPI: ranks [1-2] in MPI_Finalize (a bystander), rank 3 exited with code 0: no message will "
+        "come");
+  CHECK(v.suggested.contains(0));
+  CHECK(renderHang(v).find("No cycle found") == std::string::npos);
+
+  // One possible sender still running (computing): it may still send; no dead end.
+  in.ended.clear();
+  in.ranks.push_back(rank(3, 4, 0, std::nullopt));
+  v = analyzeHang(in);
+  CHECK(v.deadEnds.empty());
+}

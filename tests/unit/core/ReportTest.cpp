@@ -208,3 +208,46 @@ TEST_CASE("renderGroups prints one line per group, multi-line texts under a head
   std::map<int, std::string> texts = {{0, "a"}, {1, "a"}, {2, "b\nc\n"}, {3, "a"}};
   CHECK(renderGroups(groupByText(texts)) == "[0-1,3] a\n[2]:\n  b\n  c\n");
 }
+
+TEST_CASE("collectives report names nonblocking collectives apart, by position", "[core][report]") {
+  // Issue 23: rank 0 waits on its second MPI_Iallreduce (collective #2),
+  // rank 1 on its first; the runtime counts both in MPI_Allreduce's class.
+  // Rank 2 is in a blocking MPI_Allreduce (its second collective), rank 3 in
+  // MPI_Wait on an MPI_Ibarrier.
+  proto::MpiCall wait;
+  wait.function = "MPI_Wait";
+  wait.elapsedUs = 5'000'000;
+  std::vector<RankView> views = {inMpi(0, wait), inMpi(1, wait), inMpi(2, allreduce(2, 5'000'000)), inMpi(3, wait)};
+  std::map<int, std::vector<proto::CommState>> states;
+  for (int r = 0; r < 4; ++r) states[r] = {world(r, r == 0 || r == 2 ? 2 : 1, r != 3)};
+  auto op = [](const std::string& fn, proto::CollClass c, std::uint64_t seq) {
+    proto::PendingOp o;
+    o.kind = proto::PendingOp::Kind::Collective;
+    o.function = fn;
+    o.collClass = static_cast<std::int32_t>(c);
+    o.collSeq = seq;
+    o.comm = kWorld;
+    return o;
+  };
+  const proto::CommIdentity id = proto::identityOf(states[0].front());
+  PendingCollectives pending;
+  pending[0][id] = {op("MPI_Iallreduce", proto::CollClass::Allreduce, 2)};
+  pending[1][id] = {op("MPI_Iallreduce", proto::CollClass::Allreduce, 1)};
+  pending[3][id] = {op("MPI_Ibarrier", proto::CollClass::Barrier, 2)};
+  CHECK(renderCollectives(views, states, 1000ms, pending) ==
+        "Communicator MPI_COMM_WORLD (handle 0x44000000, size 4):\n"
+        "  Rank 2 is in call 2 to MPI_Allreduce.\n"
+        "  Rank 0 has made 2 calls to MPI_Allreduce and is blocked in MPI_Wait.\n"
+        "  Ranks [1,3] have made 1 call to MPI_Allreduce and are blocked in MPI_Wait.\n"
+        "  Rank 1 has not completed MPI_Iallreduce (collective #1 on the communicator).\n"
+        "  Rank 0 has not completed MPI_Iallreduce (collective #2 on the communicator).\n"
+        "  Rank 3 has not completed MPI_Ibarrier (collective #2 on the communicator).\n");
+  const auto j = collectivesToJson(views, states, 1000ms, pending);
+  const auto& nb = j["communicators"][0]["nonblocking"];
+  REQUIRE(nb.size() == 3);
+  CHECK(nb[0]["collective"] == "MPI_Iallreduce");
+  CHECK(nb[0]["seq"] == 1);
+  CHECK(nb[0]["rank_list"] == nlohmann::json::array({1}));
+  // Without the pending operations, the same counters read as blocking calls.
+  CHECK_THAT(renderCollectives(views, states, 1000ms), Catch::Contains("Ranks [0,2] are in call 2 to MPI_Allreduce."));
+}

@@ -1,0 +1,69 @@
+# The hang verdict on ranks the debugger itself holds (issue 23, item 3):
+# a rank frozen or stopped at a breakpoint is held, never computing or
+# blocked, and ranks waiting for it are no hang of the program. Sourced by
+# tests/integration/run (run_mpidbg, check_*, $work, $examples, $root).
+
+verdict_hangs="$examples/hangs"
+
+case_verdict_freeze_now_is_held_not_a_deadlock() {
+  # held_ring exchanges around the ring for 30 s unless killed; rank 1 frozen
+  # at once stops the others in their next MPI_Sendrecv. The second 'wait'
+  # waits for them to settle (the first returns with the freeze's stop).
+  run_mpidbg 120 -ex run -ex 'wait 1' -ex 'freeze --now 1' -ex 'wait 10' -ex 'wait 10' -ex hang -ex kill -- \
+    "$mpiexec" -n 4 "$verdict_hangs/held_ring" 30
+  check_rc 0 &&
+  check_matches "$out" '^  \[1\] held: frozen \(--now\) in (application code|MPI_)' "hang (rank 1 held)" &&
+  check_contains "$out" "  [0] blocked in MPI_Sendrecv(source=3, tag=3, comm=MPI_COMM_WORLD)" "hang" &&
+  check_contains "$out" "  [2] blocked in MPI_Sendrecv(source=1, tag=3, comm=MPI_COMM_WORLD)" "hang" &&
+  check_contains "$out" "  [3] blocked in MPI_Sendrecv(source=2, tag=3, comm=MPI_COMM_WORLD)" "hang" &&
+  check_contains "$out" "No hang of the program: ranks [0,2-3] wait for rank 1, which you froze (continue 1)." "hang" &&
+  check_not_contains "$out" "Deadlock" "hang" &&
+  check_not_contains "$out" "computing" "hang" &&
+  check_not_contains "$out" "Waited for:" "hang"
+}
+
+case_verdict_frozen_in_finalize_is_held_beside_a_real_cycle() {
+  # recv_cycle: ranks 0-1 deadlock, 2-3 reach MPI_Finalize; rank 2 frozen
+  # there is held (not a bystander, not "not responding"), and the cycle of
+  # the program stays a deadlock.
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex 'freeze --now 2' -ex 'wait 10' -ex hang -ex kill -- \
+    "$mpiexec" -n 4 "$verdict_hangs/recv_cycle"
+  check_rc 0 &&
+  check_contains "$out" "  [2] held: frozen (--now) in MPI_Finalize()" "hang" &&
+  check_contains "$out" "  [3] in MPI_Finalize (a bystander)" "hang" &&
+  check_contains "$out" "Deadlock: cycle 0 -> 1 -> 0" "hang" &&
+  check_contains "$out" "Look first at ranks [0-1]: gdb [0-1] bt" "hang" &&
+  check_not_contains "$out" "No hang of the program" "hang" &&
+  check_not_contains "$out" "not responding" "hang"
+}
+
+case_verdict_collectives_name_nonblocking_apart() {
+  # icoll_wait: rank 0 waits on its second MPI_Iallreduce (collective #2);
+  # the others completed the first and wait in MPI_Recv for rank 0.
+  # 'collectives' must agree with 'hang': no "in call 2 to MPI_Allreduce".
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex collectives -ex hang -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/icoll_wait"
+  check_rc 0 &&
+  check_contains "$out" "  Rank 0 has not completed MPI_Iallreduce (collective #2 on the communicator)." "collectives" &&
+  check_not_contains "$out" "to MPI_Allreduce" "collectives" &&
+  check_contains "$out" "[0] -> [1-3]  in MPI_Wait: MPI_Iallreduce(count=1) collective #2" "hang" &&
+  check_contains "$out" "Deadlock: cycle 0 -> 1 -> 0" "hang"
+}
+
+case_verdict_receive_from_itself_is_a_dead_end() {
+  # self_wait: rank 0 receives from rank 3 of a communicator split with
+  # key = size - rank, which is rank 0 itself.
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex hang -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/self_wait"
+  check_rc 0 &&
+  check_contains "$out" "  [0] blocked in MPI_Recv(source=3, tag=0, comm=reversed)" "hang" &&
+  check_contains "$out" "Dead end: rank 0 waits in MPI_Recv(source=3, tag=0, comm=reversed) for itself (rank 3 of reversed is world rank 0), with no send to itself pending: no other rank can send this message." "hang" &&
+  check_contains "$out" "Look first at rank 0: gdb [0] bt" "hang" &&
+  check_not_contains "$out" "No cycle found" "hang"
+}
+
+case_verdict_wildcard_receive_with_every_sender_finalized_is_a_dead_end() {
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex hang -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/wildcard_done"
+  check_rc 0 &&
+  check_contains "$out" "Dead end: rank 0 waits in MPI_Recv(source=MPI_ANY_SOURCE, tag=5, comm=MPI_COMM_WORLD), but every rank that could send it is done with MPI: ranks [1-3] in MPI_Finalize (a bystander): no message will come." "hang" &&
+  check_contains "$out" "Look first at ranks [0-3]: gdb [0-3] bt" "hang" &&
+  check_not_contains "$out" "No cycle found" "hang"
+}
