@@ -501,7 +501,8 @@ const std::vector<Command>& commandTable() {
       {"step", {"s"}, "step [COUNT] [RANKS]", "Run ranks over COUNT (default 1) MPI calls or entry points",
        "Resumes stopped ranks and stops each again at its COUNT-th next safe point (MPI call\n"
        "or entry point). A first word of digits is COUNT, as in gdb: 'step 2' steps twice;\n"
-       "one rank once is 'step 1 2' or 'step [2]'. At the prompt an empty line repeats it.",
+       "one rank once is 'step 1 2' or 'step [2]' ('step 0' is rank 0). An empty line at the\n"
+       "prompt repeats it.",
        doStep, true},
       {"next", {"n"}, "next [COUNT] [RANKS]", "Run ranks over COUNT (default 1) MPI calls or entry points",
        "The same as step (mpidbg's steps are MPI calls and entry points, so there is no\n"

@@ -426,14 +426,17 @@ CommandResult stepRanks(Context& ctx, std::uint64_t count, std::string_view rank
 }
 
 /// `step`/`next` arguments: `[COUNT] [RANKS]`. A first word of decimal digits
-/// is COUNT (1 when absent); the rest is the rank set. So `step 2` steps
-/// twice, as in gdb; one rank once is `step 1 2` or `step [2]`.
+/// other than 0 is COUNT (1 when absent); the rest is the rank set. So `step 2`
+/// steps twice, as in gdb; one rank once is `step 1 2` or `step [2]`. A count
+/// of 0 means nothing, so `step 0` keeps its old meaning: rank 0, once.
 CommandResult stepCommand(Context& ctx, std::string_view name, std::string_view args) {
   args = trim(args);
   const auto space = args.find_first_of(" \t");
   const std::string_view first = args.substr(0, space);
   std::uint64_t count = 1;
-  if (!first.empty() && std::all_of(first.begin(), first.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+  const bool digits =
+      !first.empty() && std::all_of(first.begin(), first.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (digits && first.find_first_not_of('0') != std::string_view::npos) {
     auto [ptr, ec] = std::from_chars(first.data(), first.data() + first.size(), count);
     if (ec != std::errc() || ptr != first.data() + first.size() || count == 0 || count > proto::kMaxStepCount)
       return CommandResult::failure("usage: " + std::string(name) + " [COUNT] [RANKS] (COUNT from 1 to " +

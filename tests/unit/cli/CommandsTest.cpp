@@ -124,8 +124,9 @@ TEST_CASE("commands check their arguments before they need the job", "[cli]") {
       {"delete x", "expected a breakpoint number (see 'info break'), got 'x'"},
       {"delete 1", noJob},
       {"delete all", noJob},
-      {"next 0", "usage: next [COUNT] [RANKS] (COUNT from 1 to ..."},
-      {"step 0 1", "usage: step [COUNT] [RANKS] (COUNT from 1 to ..."},
+      {"next 0", noJob},  // rank 0, once: a count of 0 means nothing
+      {"step 0 1", "bad rank set '0 1'..."},
+      {"next 1000000001", "usage: next [COUNT] [RANKS] (COUNT from 1 to ..."},
       {"step 99999999999999999999", "usage: step [COUNT] [RANKS] (COUNT from 1 to ..."},
       {"next 2 [1", "bad rank set '[1'..."},
       {"step [1", "bad rank set '[1'..."},
