@@ -1,7 +1,7 @@
 /* A job that hangs: ranks 0, 1 and 3 enter MPI_Allreduce on MPI_COMM_WORLD
  * while rank 2 waits in MPI_Recv for a message from rank 0 (tag 99) that is
  * never sent. Run it with 4 ranks:
- *   mpidbg -- mpiexec -n 4 ./deadlock
+ *   mpidbg -- mpiexec.mpich -n 4 ./deadlock
  */
 #include <mpi.h>
 #include <stdio.h>

@@ -198,6 +198,27 @@ CommandResult gdbDetach(Context& ctx, std::string_view rankText) {
   return result;
 }
 
+/// The gdb console command for what the user typed after `gdb RANKS`: a
+/// backtrace (`bt`, `backtrace`, `where`) with the word `--raw` gets gdb's
+/// `-no-filters` instead, showing the runtime's frames the session's frame
+/// filter folds (core/GdbFrameScript.hpp). Anything else passes unchanged.
+std::string gdbConsoleCommand(std::string_view typed) {
+  typed = trim(typed);
+  const bool backtrace =
+      startsWithWord(typed, "bt") || startsWithWord(typed, "backtrace") || startsWithWord(typed, "where");
+  std::string out;
+  std::size_t at = 0;
+  while (at < typed.size()) {
+    const std::size_t space = typed.find(' ', at);
+    const std::string_view word = typed.substr(at, space == std::string_view::npos ? typed.npos : space - at);
+    if (!out.empty()) out += ' ';
+    out += backtrace && word == "--raw" ? std::string_view("-no-filters") : word;
+    if (space == std::string_view::npos) break;
+    at = typed.find_first_not_of(' ', space);
+  }
+  return out;
+}
+
 CommandResult doGdb(Context& ctx, std::string_view args) {
   args = trim(args);
   if (args.empty())
@@ -210,7 +231,7 @@ CommandResult doGdb(Context& ctx, std::string_view args) {
     return CommandResult::failure("usage: gdb RANKS COMMAND: no gdb command given after '" + rankText + "'");
   auto ranks = commandRanks(ctx, rankText);
   if (!ranks) return CommandResult::failure(ranks.error().message);
-  const auto outputs = ctx.debugger.gdb().run(*ranks, std::string(trim(command)), gdbProgress(ctx, "attaching gdb"));
+  const auto outputs = ctx.debugger.gdb().run(*ranks, gdbConsoleCommand(command), gdbProgress(ctx, "attaching gdb"));
   ctx.console.endProgress();
   std::map<int, std::string> texts, errors;
   for (const auto& [rank, out] : outputs) {
@@ -333,6 +354,26 @@ CommandResult doQuit(Context&, std::string_view) {
   return result;
 }
 
+}  // namespace
+
+std::string commandListText() {
+  std::string text = "Commands (help COMMAND for details):\n";
+  for (const auto& cmd : commandTable()) {
+    std::string line = "  " + cmd.syntax;
+    if (line.size() < 28) line.resize(28, ' ');
+    else line += "  ";
+    text += line + cmd.summary + "\n";
+  }
+  text +=
+      "\nRANKS: all, 3, 0-3,7 or [0-3,7]; names (set S = ...), $equiv[N], live states\n"
+      "(blocked, frozen, running, exited, held, in MPI_Recv, at entry NAME) and algebra\n"
+      "(S | T, S & T, S - T, ~S, parentheses). Ranks start frozen at the end of MPI_Init;\n"
+      "'run' lets them go.\n";
+  return text;
+}
+
+namespace {
+
 CommandResult doHelp(Context&, std::string_view args) {
   args = trim(args);
   CommandResult result;
@@ -352,21 +393,11 @@ CommandResult doHelp(Context&, std::string_view args) {
     }
     return result;
   }
-  result.text = "Commands (help COMMAND for details):\n";
+  result.text = commandListText();
   result.data = {{"commands", nlohmann::json::array()}};
-  for (const auto& cmd : commandTable()) {
+  for (const auto& cmd : commandTable())
     result.data["commands"].push_back(
         {{"name", cmd.name}, {"aliases", cmd.aliases}, {"syntax", cmd.syntax}, {"summary", cmd.summary}});
-    std::string line = "  " + cmd.syntax;
-    if (line.size() < 28) line.resize(28, ' ');
-    else line += "  ";
-    result.text += line + cmd.summary + "\n";
-  }
-  result.text +=
-      "\nRANKS: all, 3, 0-3,7 or [0-3,7]; names (set S = ...), $equiv[N], live states\n"
-      "(blocked, frozen, running, exited, held, in MPI_Recv, at entry NAME) and algebra\n"
-      "(S | T, S & T, S - T, ~S, parentheses). Ranks start frozen at the end of MPI_Init;\n"
-      "'run' lets them go.\n";
   return result;
 }
 
@@ -467,10 +498,16 @@ const std::vector<Command>& commandTable() {
        "Without --now a rank stops at its next MPI call or entry point. With --now it stops\n"
        "wherever it is, even computing (a real-time signal), while its runtime keeps answering.",
        doFreeze},
-      {"step", {"s"}, "step [RANKS]", "Run ranks to their next MPI call or entry point",
-       "Resumes stopped ranks and stops each again at its next safe point.", doStep},
-      {"next", {"n"}, "next COUNT [RANKS]", "Run ranks over COUNT MPI calls or entry points",
-       "Resumes stopped ranks and stops each again at its COUNT-th next safe point.", doNext},
+      {"step", {"s"}, "step [COUNT] [RANKS]", "Run ranks over COUNT (default 1) MPI calls or entry points",
+       "Resumes stopped ranks and stops each again at its COUNT-th next safe point (MPI call\n"
+       "or entry point). A first word of digits is COUNT, as in gdb: 'step 2' steps twice;\n"
+       "one rank once is 'step 1 2' or 'step [2]' ('step 0' is rank 0). An empty line at the\n"
+       "prompt repeats it.",
+       doStep, true},
+      {"next", {"n"}, "next [COUNT] [RANKS]", "Run ranks over COUNT (default 1) MPI calls or entry points",
+       "The same as step (mpidbg's steps are MPI calls and entry points, so there is no\n"
+       "call to step into or over): 'next' is 'step', 'next 3 [0-3]' is 'step 3 [0-3]'.",
+       doNext, true},
       {"detach", {}, "detach", "Leave the job running without the debugger",
        "Every rank drops its breakpoints and resumes, gdb sessions detach, and the job runs\n"
        "to its end by itself; mpidbg no longer kills it when it exits.",
@@ -533,7 +570,7 @@ const std::vector<Command>& commandTable() {
        "through the mqs DLL, stopping the ranks (SIGSTOP) for the read: one consistent\n"
        "snapshot, and fast when blocked ranks busy-poll on oversubscribed cores.",
        doHang},
-      {"where", {"w", "bt"}, "where [--full] [--tree] [--all-frames] [--json] [--dot FILE] [RANKS]",
+      {"where", {"w", "bt"}, "where [--full] [--tree] [--all-frames] [--all-threads] [--json] [--dot FILE] [RANKS]",
        "Merged stack tree of every rank's threads (no gdb)",
        "Each rank's runtime captures the stacks of its application threads (a signal to each\n"
        "thread, libunwind in the handler; sleeping calls such as nanosleep or poll in the\n"
@@ -545,9 +582,14 @@ const std::vector<Command>& commandTable() {
        "each frame, --tree draws the tree, --json prints it as JSON, --dot FILE writes it\n"
        "for Graphviz. Ranks held by gdb, or whose runtime does not answer, are read with\n"
        "gdb (said so at the end). Also numbers the equivalence classes for $equiv[N].\n"
+       "Threads that run only inside the MPI library, its transports or mpidbg's runtime\n"
+       "(UCX's progress thread, Open MPI's libevent and PMIx threads) are left out and\n"
+       "counted in a note; --all-threads shows them. A binary without symbols still shows\n"
+       "'main' (the callee of __libc_start_call_main), and runs of unknown frames of one\n"
+       "object are one frame: '?? x17 (nwchem.mpich)' (--full keeps each frame).\n"
        "Examples: where     where --tree 0-15     where --full --dot job.dot",
-       doWhere},
-      {"equiv", {}, "equiv [--full] [--all-frames] [RANKS]", "Ranks grouped by identical stacks",
+       doWhere, true},
+      {"equiv", {}, "equiv [--full] [--all-frames] [--all-threads] [RANKS]", "Ranks grouped by identical stacks",
        "The equivalence classes of the merged stack tree (STAT): ranks whose threads have\n"
        "exactly the same call paths, largest class first, numbered. A class is a rank set\n"
        "in later commands as $equiv[N]: gdb $equiv[2] bt, status $equiv[1].",
@@ -557,7 +599,7 @@ const std::vector<Command>& commandTable() {
        "MPI, frozen, held by gdb or has exited, when the job ends, after SECONDS (default 60),\n"
        "or on Ctrl-C. Ranks attached without the runtime (attach --pid, --slurm) are seen\n"
        "ending, not blocking: with them, wait runs until the job ends or SECONDS pass.",
-       doWait},
+       doWait, true},
       {"gdb", {}, "gdb RANKS COMMAND | gdb attach|detach [RANKS]", "Run a gdb command on ranks (attaching on first use)",
        "Attaches one gdb (MI) to each rank of RANKS on first use and runs COMMAND, a gdb\n"
        "console command, on all of them. Identical outputs are grouped by rank set, and\n"
@@ -567,6 +609,11 @@ const std::vector<Command>& commandTable() {
        "(progress on a terminal); 'gdb detach RANKS' lets the ranks run again (RANKS\n"
        "defaults to all). A rank whose gdb dies or does not answer within --gdb-timeout\n"
        "is reported under 'errors:'; the other ranks' output is printed as usual.\n"
+       "gdb lands in the application: after attaching and after every stop, each gdb\n"
+       "selects the innermost frame outside mpidbg's runtime, the MPI library and its\n"
+       "transports, and libc, so 'print rank', 'info locals', 'list' and 'up' work at\n"
+       "once. Backtraces fold the runtime's frames into one line ('[mpidbg runtime: 6\n"
+       "frames]'); 'gdb RANKS bt --raw' shows every frame (gdb's bt -no-filters).\n"
        "Examples: gdb 2 bt     gdb [0-3] info threads     gdb attach 0-7     gdb detach all",
        doGdb},
       {"-mi", {}, "-mi RANKS MI-COMMAND", "Run a raw gdb/MI command on ranks, print each result record",

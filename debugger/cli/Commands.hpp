@@ -62,6 +62,9 @@ struct Command {
   std::string summary;
   std::string help;
   std::function<CommandResult(Context&, std::string_view args)> execute;
+  /// At the interactive prompt, an empty line right after this command runs
+  /// it again, as gdb repeats step, next and the like.
+  bool repeats = false;
 };
 
 /// The error of a command that needs the job when the session has none.
@@ -88,6 +91,11 @@ const std::vector<Command>& commandTable();
 /// Finds the command named or aliased `name`, or the only one `name` is a
 /// prefix of (as gdb: `sta` -> status); nullptr when none or ambiguous.
 const Command* findCommand(std::string_view name);
+
+/// `help` without an argument: one line per command of the table (syntax,
+/// summary), then the rank-set notation. Also printed by `mpidbg` started
+/// without a launcher command.
+std::string commandListText();
 
 /// Executes one command line (leading/trailing blanks ignored; empty lines and
 /// lines starting with '#' do nothing). Unknown commands get an error naming

@@ -1,5 +1,6 @@
 #include "debugger/cli/ControlCommands.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 
@@ -424,22 +425,32 @@ CommandResult stepRanks(Context& ctx, std::uint64_t count, std::string_view rank
   return result;
 }
 
+/// `step`/`next` arguments: `[COUNT] [RANKS]`. A first word of decimal digits
+/// other than 0 is COUNT (1 when absent); the rest is the rank set. So `step 2`
+/// steps twice, as in gdb; one rank once is `step 1 2` or `step [2]`. A count
+/// of 0 means nothing, so `step 0` keeps its old meaning: rank 0, once.
+CommandResult stepCommand(Context& ctx, std::string_view name, std::string_view args) {
+  args = trim(args);
+  const auto space = args.find_first_of(" \t");
+  const std::string_view first = args.substr(0, space);
+  std::uint64_t count = 1;
+  const bool digits =
+      !first.empty() && std::all_of(first.begin(), first.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (digits && first.find_first_not_of('0') != std::string_view::npos) {
+    auto [ptr, ec] = std::from_chars(first.data(), first.data() + first.size(), count);
+    if (ec != std::errc() || ptr != first.data() + first.size() || count == 0 || count > proto::kMaxStepCount)
+      return CommandResult::failure("usage: " + std::string(name) + " [COUNT] [RANKS] (COUNT from 1 to " +
+                                    std::to_string(proto::kMaxStepCount) + ")");
+    args = space == std::string_view::npos ? std::string_view{} : args.substr(space);
+  }
+  return stepRanks(ctx, count, args);
+}
+
 }  // namespace
 
-CommandResult doStep(Context& ctx, std::string_view args) { return stepRanks(ctx, 1, args); }
+CommandResult doStep(Context& ctx, std::string_view args) { return stepCommand(ctx, "step", args); }
 
-CommandResult doNext(Context& ctx, std::string_view args) {
-  args = trim(args);
-  auto space = args.find_first_of(" \t");
-  std::string_view number = args.substr(0, space);
-  std::uint64_t count = 0;
-  auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), count);
-  if (number.empty() || ec != std::errc() || ptr != number.data() + number.size() || count == 0 ||
-      count > proto::kMaxStepCount)
-    return CommandResult::failure("usage: next COUNT [RANKS] (COUNT from 1 to " +
-                                  std::to_string(proto::kMaxStepCount) + ")");
-  return stepRanks(ctx, count, space == std::string_view::npos ? std::string_view{} : args.substr(space));
-}
+CommandResult doNext(Context& ctx, std::string_view args) { return stepCommand(ctx, "next", args); }
 
 CommandResult doDetach(Context& ctx, std::string_view args) {
   if (!trim(args).empty()) return CommandResult::failure("detach takes no arguments");

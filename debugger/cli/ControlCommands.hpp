@@ -31,7 +31,8 @@ CommandResult doDisable(Context& ctx, std::string_view args);
 CommandResult doEnable(Context& ctx, std::string_view args);
 /// `freeze [--now] [RANKS]`.
 CommandResult doFreeze(Context& ctx, std::string_view args);
-/// `step [RANKS]` (one safe point) and `next COUNT [RANKS]`.
+/// `step [COUNT] [RANKS]` and `next [COUNT] [RANKS]`, one command under two
+/// names: COUNT (default 1) safe points; a first word of digits is COUNT.
 CommandResult doStep(Context& ctx, std::string_view args);
 CommandResult doNext(Context& ctx, std::string_view args);
 /// `detach`: leave the job running without the debugger.

@@ -109,8 +109,14 @@ std::string historyFile() {
   return std::string(home && *home ? home : ".") + "/.mpidbg_history";
 }
 
-/// Prints queued notices above the prompt without losing the typed line.
+int onSignalAtPrompt();
+
+/// readline's event hook, called about every 100 ms while it waits for a key:
+/// drops the typed line after Ctrl-C (readline does not always report the
+/// interrupted read to rl_signal_event_hook), and prints queued notices above
+/// the prompt without losing the typed line.
 int showNoticesAtPrompt() {
+  onSignalAtPrompt();
   if (g_console == nullptr || !g_console->hasNotices()) return 0;
   const int savedPoint = rl_point;
   std::unique_ptr<char, decltype(&std::free)> saved(rl_copy_text(0, rl_end), &std::free);
@@ -190,6 +196,7 @@ bool runRepl(Context& context) {
   rl_readline_name = "mpidbg";
   const std::string history = historyFile();
   if (read_history(history.c_str()) != 0) write_history(history.c_str());  // append needs the file
+  std::string repeatLine;  // the last line, when its command repeats on an empty line
   while (true) {
     context.console.drainNotices();
     g_interrupted = false;
@@ -199,13 +206,21 @@ bool runRepl(Context& context) {
       if (confirmEndOfInput(context)) break;
       continue;
     }
-    if (*line.get() != '\0') {
-      add_history(line.get());
+    std::string text = line.get();
+    if (!text.empty()) {
+      add_history(text.c_str());
       append_history(1, history.c_str());
     }
-    CommandResult result = executeLine(context, line.get());
-    fitToTerminal(context, line.get(), result);
-    render(context.console, line.get(), result);
+    if (trim(text).empty()) {
+      // gdb's habit: an empty line repeats the last command if it repeats.
+      if (repeatLine.empty()) continue;
+      text = repeatLine;
+    }
+    const Command* command = findCommand(commandNameOf(text));
+    repeatLine = command != nullptr && command->repeats ? text : std::string();
+    CommandResult result = executeLine(context, text);
+    fitToTerminal(context, text, result);
+    render(context.console, text, result);
     if (result.quit) break;
   }
   history_truncate_file(history.c_str(), 1000);

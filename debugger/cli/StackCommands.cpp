@@ -17,6 +17,7 @@ namespace stacks = core::stacks;
 struct StackOptions {
   stacks::NodeKey key = stacks::NodeKey::Function;
   core::StackDepth depth = core::StackDepth::ToMpiCall;
+  core::ThreadChoice threads = core::ThreadChoice::Application;
   bool tree = false;
   bool json = false;
   std::string dotFile;
@@ -33,6 +34,8 @@ Expected<StackOptions> parseOptions(std::string_view args, bool forWhere) {
       o.key = stacks::NodeKey::FunctionAndLine;
     } else if (word == "--all-frames") {
       o.depth = core::StackDepth::All;
+    } else if (word == "--all-threads") {
+      o.threads = core::ThreadChoice::All;
     } else if (forWhere && word == "--tree") {
       o.tree = true;
     } else if (forWhere && word == "--json") {
@@ -44,8 +47,8 @@ Expected<StackOptions> parseOptions(std::string_view args, bool forWhere) {
       rest = sp == std::string_view::npos ? std::string_view{} : trim(rest.substr(sp));
     } else if (word.starts_with("--")) {
       return fail(std::string(forWhere ? "where" : "equiv") + " does not know option '" + std::string(word) +
-                  (forWhere ? "' (options: --full --tree --all-frames --json --dot FILE)"
-                            : "' (options: --full --all-frames)"));
+                  (forWhere ? "' (options: --full --tree --all-frames --all-threads --json --dot FILE)"
+                            : "' (options: --full --all-frames --all-threads)"));
     } else {
       // Words that are not options make up the rank set: where blocked & 0-3
       o.ranks += (o.ranks.empty() ? "" : " ") + std::string(word);
@@ -63,7 +66,11 @@ Expected<stacks::StackTree> mergedTree(Context& ctx, const StackOptions& o, std:
   if (!ranks) return std::unexpected(ranks.error());
   const core::StackInput input = ctx.debugger.stacks(*ranks);
   stacks::Symbolizer symbolizer;
-  stacks::StackTree tree = core::buildStackTree(input, o.key, o.depth, symbolizer);
+  core::HiddenThreads hidden;
+  stacks::StackTree tree = core::buildStackTree(input, o.key, o.depth, symbolizer, o.threads, &hidden);
+  if (hidden.threads > 0)
+    notes += std::to_string(hidden.threads) + " thread" + (hidden.threads == 1 ? "" : "s") + " of " +
+             hidden.ranks.toString() + " inside the MPI library or mpidbg's runtime not shown (--all-threads shows them)\n";
   ctx.debugger.equivalenceClasses.clear();
   for (const auto& c : tree.equivalenceClasses()) ctx.debugger.equivalenceClasses.push_back(c.ranks);
   std::map<std::string, core::RankSet> byReason;

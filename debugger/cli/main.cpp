@@ -168,12 +168,12 @@ int main(int argc, char** argv) {
 
   CLI::App app{"mpidbg: a terminal debugger for MPI jobs.\n\n"
                "Usage: mpidbg [OPTIONS] -- LAUNCHER [ARGS...]\n"
-               "  e.g. mpidbg -- mpiexec -n 4 ./app\n"
-               "       mpidbg -ex run -ex 'wait 30' -ex status -ex kill -- mpiexec -n 4 ./app\n"
-               "       mpidbg --hang-timeout 60 --report hang.json -- mpiexec -n 4 ./app   (CI: report a hang)\n"
-               "       mpidbg --json -x cmds.txt -- mpiexec -n 4 ./app   (one JSON object per command)\n"
+               "  e.g. mpidbg -- mpiexec.mpich -n 4 ./app\n"
+               "       mpidbg -ex run -ex 'wait 30' -ex status -ex kill -- mpiexec.mpich -n 4 ./app\n"
+               "       mpidbg --hang-timeout 60 --report hang.json -- mpiexec.mpich -n 4 ./app   (CI: report a hang)\n"
+               "       mpidbg --json -x cmds.txt -- mpiexec.mpich -n 4 ./app   (one JSON object per command)\n"
                "       mpidbg core --mqs core.1234 core.1235 ...   (queues and hang verdict from core files)\n"
-               "       mpidbg --record rec -- mpiexec -n 4 ./app; mpidbg --replay rec -- mpiexec -n 4 ./app\n"
+               "       mpidbg --record rec -- mpiexec.mpich -n 4 ./app; mpidbg --replay rec -- mpiexec.mpich -n 4 ./app\n"
                "       mpidbg record show|compare ...   (decision logs of record and replay)\n"
                "       mpidbg check -p BUILD_DIR [FILES...]   (thread levels and collectives from the source)\n"
                "       mpidbg attach FILE   (a job started with the runtime preloaded and MPIDBG_LISTEN=1;\n"
@@ -295,7 +295,9 @@ int main(int argc, char** argv) {
       return cli::kExitUsage;
     }
   } else if (launcherArgv.empty()) {
-    std::cerr << "error: no launcher command; usage: mpidbg [OPTIONS] -- mpiexec -n 4 ./app\n";
+    std::cerr << "error: no launcher command; usage: mpidbg [OPTIONS] -- mpiexec.mpich -n 4 ./app\n";
+    // As gdb without a program: what can be done, once there is a job.
+    std::cout << "\n" << cli::commandListText();
     return cli::kExitUsage;
   }
   triage.argv = launcherArgv;

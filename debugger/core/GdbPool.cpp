@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "ccs/GdbServerProtocol.hpp"
+#include "debugger/core/GdbFrameScript.hpp"
 #include "debugger/gdbmi/Session.hpp"
 
 namespace mpidbg::core {
@@ -50,6 +51,10 @@ Expected<gdbmi::Session*> GdbPool::sessionFor(int rank) {
   options.gdbPath = gdbPath;
   auto session = gdbmi::Session::start(options);
   if (!session) return std::unexpected(session.error());
+  // Lands gdb in the application's frame after every stop and folds the
+  // runtime's frames (GdbFrameScript.hpp). A gdb without Python works on,
+  // at frame 0 as plain gdb would be.
+  const bool hasScript = (*session)->console(gdbFrameScriptCommand(), commandTimeout).has_value();
   if (*remote) {
     if (auto attached = attachRemote(**session, *info); !attached) {
       job_.setHeldByGdb(rank, false);
@@ -64,6 +69,8 @@ Expected<gdbmi::Session*> GdbPool::sessionFor(int rank) {
                   std::to_string(info->pid) + "): " + attached.error().message);
     }
   }
+  // The attach stop may come before the script's stop hook sees it.
+  if (hasScript) (void)(*session)->console(kSelectUserFrameCommand, commandTimeout);
   std::lock_guard lock(mutex_);
   auto* raw = session->get();
   sessions_[rank] = std::move(*session);

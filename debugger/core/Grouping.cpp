@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <string_view>
 
 namespace mpidbg::core {
 
@@ -14,6 +15,66 @@ bool isDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; 
 /// The digits of a number must have at most this many characters, so every
 /// one fits an int64 with room for the sign.
 constexpr std::size_t kMaxDigits = 18;
+
+/// The most hex digits of a hexadecimal number (64 bits).
+constexpr std::size_t kMaxHexDigits = 16;
+
+bool isHexNumber(std::string_view word) {
+  if (word.size() < 3 || word.size() > 2 + kMaxHexDigits || word[0] != '0' || (word[1] != 'x' && word[1] != 'X'))
+    return false;
+  return std::all_of(word.begin() + 2, word.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
+std::uint64_t hexValue(std::string_view word) {
+  std::uint64_t value = 0;
+  std::from_chars(word.data() + 2, word.data() + word.size(), value, 16);
+  return value;
+}
+
+/// A text cut at its decimal and hexadecimal numbers: literals alternate with
+/// numbers as in NumberTemplate; hex[i] tells number i's kind.
+struct MixedTemplate {
+  std::vector<std::string> literals;
+  std::vector<bool> hex;
+  std::vector<std::int64_t> decimals;  ///< one per decimal number, in order
+  std::vector<std::string> hexes;      ///< one per hex number, as written
+};
+
+/// splitNumbers, then each literal cut again at its whole-word hex numbers.
+MixedTemplate splitMixed(const std::string& text) {
+  const NumberTemplate split = splitNumbers(text);
+  MixedTemplate out;
+  out.decimals = split.numbers;
+  std::string literal;
+  for (std::size_t l = 0; l < split.literals.size(); ++l) {
+    const std::string& piece = split.literals[l];
+    std::size_t i = 0;
+    while (i < piece.size()) {
+      if (!isWordChar(piece[i])) {
+        literal += piece[i++];
+        continue;
+      }
+      const std::size_t start = i;
+      while (i < piece.size() && isWordChar(piece[i])) ++i;
+      const std::string_view word(piece.data() + start, i - start);
+      if (!isHexNumber(word)) {
+        literal.append(word);
+        continue;
+      }
+      out.literals.push_back(std::move(literal));
+      literal.clear();
+      out.hex.push_back(true);
+      out.hexes.emplace_back(word);
+    }
+    if (l + 1 < split.literals.size()) {
+      out.literals.push_back(std::move(literal));
+      literal.clear();
+      out.hex.push_back(false);
+    }
+  }
+  out.literals.push_back(std::move(literal));
+  return out;
+}
 
 void sortByFirstRank(std::vector<RankGroup>& groups) {
   std::sort(groups.begin(), groups.end(), [](const RankGroup& a, const RankGroup& b) {
@@ -97,37 +158,60 @@ std::string describeValues(std::vector<std::int64_t> values) {
   return out + "}";
 }
 
+std::string describeHexValues(const std::vector<std::string>& spellings) {
+  std::map<std::uint64_t, std::string> byValue;  // the first spelling of each value
+  for (const std::string& s : spellings) byValue.emplace(hexValue(s), s);
+  if (byValue.empty()) return "{}";
+  if (byValue.size() == 1) return byValue.begin()->second;
+  const std::uint64_t lo = byValue.begin()->first, hi = byValue.rbegin()->first;
+  const std::string& loText = byValue.begin()->second;
+  const std::string& hiText = byValue.rbegin()->second;
+  if (hi - lo + 1 == byValue.size()) return "[" + loText + ".." + hiText + "]";
+  if (byValue.size() > 4)
+    return "{" + std::to_string(byValue.size()) + " values in " + loText + ".." + hiText + "}";
+  std::string out = "{";
+  for (const auto& [value, text] : byValue) out += (out.size() > 1 ? "," : "") + text;
+  return out + "}";
+}
+
 std::vector<RankGroup> groupByValues(const std::map<int, std::string>& textByRank) {
   const std::vector<RankGroup> exact = groupByText(textByRank);
-  // Buckets of groups whose texts share the literal parts around the numbers.
+  // Buckets of groups whose texts share the literal parts around the numbers
+  // and the kinds of those numbers.
   struct Bucket {
-    std::vector<std::size_t> members;               // indexes into `exact`
-    std::vector<std::vector<std::int64_t>> values;  // [position][member]
+    std::vector<std::size_t> members;                 // indexes into `exact`
+    std::vector<std::vector<std::int64_t>> decimals;  // [decimal position][member]
+    std::vector<std::vector<std::string>> hexes;      // [hex position][member]
   };
-  std::map<std::vector<std::string>, Bucket> buckets;
+  std::map<std::pair<std::vector<std::string>, std::vector<bool>>, Bucket> buckets;
   std::vector<RankGroup> out;
   for (std::size_t g = 0; g < exact.size(); ++g) {
-    NumberTemplate split = splitNumbers(exact[g].text);
-    if (split.numbers.empty()) {
+    MixedTemplate split = splitMixed(exact[g].text);
+    if (split.hex.empty()) {
       out.push_back(exact[g]);
       continue;
     }
-    Bucket& bucket = buckets[split.literals];
-    if (bucket.members.empty()) bucket.values.resize(split.numbers.size());
+    Bucket& bucket = buckets[{split.literals, split.hex}];
+    if (bucket.members.empty()) {
+      bucket.decimals.resize(split.decimals.size());
+      bucket.hexes.resize(split.hexes.size());
+    }
     bucket.members.push_back(g);
-    for (std::size_t p = 0; p < split.numbers.size(); ++p)
-      bucket.values[p].push_back(split.numbers[p]);
+    for (std::size_t p = 0; p < split.decimals.size(); ++p) bucket.decimals[p].push_back(split.decimals[p]);
+    for (std::size_t p = 0; p < split.hexes.size(); ++p) bucket.hexes[p].push_back(split.hexes[p]);
   }
-  for (auto& [literals, bucket] : buckets) {
+  for (auto& [key, bucket] : buckets) {
+    const auto& [literals, kinds] = key;
     if (bucket.members.size() == 1) {
       out.push_back(exact[bucket.members.front()]);
       continue;
     }
     RankGroup merged;
     for (std::size_t g : bucket.members) merged.ranks = merged.ranks | exact[g].ranks;
-    for (std::size_t p = 0; p < bucket.values.size(); ++p) {
+    std::size_t d = 0, h = 0;
+    for (std::size_t p = 0; p < kinds.size(); ++p) {
       merged.text += literals[p];
-      merged.text += describeValues(bucket.values[p]);
+      merged.text += kinds[p] ? describeHexValues(bucket.hexes[h++]) : describeValues(bucket.decimals[d++]);
     }
     merged.text += literals.back();
     out.push_back(std::move(merged));

@@ -46,9 +46,18 @@ NumberTemplate splitNumbers(const std::string& text);
 /// "{-2,0,5..9}").
 std::string describeValues(std::vector<std::int64_t> values);
 
+/// The notation for a set of hexadecimal numbers (addresses and the like),
+/// each as written ("0x7ffd1234", "0x00007f3b2c1d4e5f"; must not be empty):
+/// one value as written; consecutive values as "[0x10..0x13]"; up to four
+/// values as a set in increasing order ("{0x7f01,0x7f3a}"); more as
+/// "{N values in 0xLO..0xHI}" (their order by rank is not kept anyway).
+std::string describeHexValues(const std::vector<std::string>& spellings);
+
 /// Groups like groupByText, then merges the groups whose texts differ only
-/// in numbers (as splitNumbers finds them): same literal text around the
-/// numbers and the same count of numbers. A merged group's text has, at each
+/// in numbers: decimal integers as splitNumbers finds them, and hexadecimal
+/// numbers ("0x" and 1 to 16 hex digits, a whole word), which differ from run
+/// to run (addresses under ASLR) and are shown with describeHexValues; same
+/// literal text around the numbers, the same count and kinds of numbers. A merged group's text has, at each
 /// number position, the one value all its texts share, or describeValues of
 /// the values they have there (which rank had which value is not kept):
 /// ranks 0..63 printing "x = 0".."x = 63" give one group "[0-63]" with text

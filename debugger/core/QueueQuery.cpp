@@ -125,7 +125,7 @@ HangInput Debugger::queueStatesFromMemory(const RankSet& wanted) {
 }
 
 std::vector<std::string> Debugger::heldFrames(int rank, int depth) {
-  auto out = gdb_->run(RankSet::range(rank, rank), "bt " + std::to_string(depth));
+  auto out = gdb_->run(RankSet::range(rank, rank), "bt -no-filters " + std::to_string(depth));
   if (auto it = out.find(rank); it != out.end() && it->second) return parseBacktrace(*it->second);
   return {};
 }

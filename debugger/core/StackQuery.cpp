@@ -4,8 +4,10 @@
 
 #include <future>
 #include <mutex>
+#include <optional>
 
 #include "debugger/core/Debugger.hpp"
+#include "debugger/core/stacks/Machinery.hpp"
 
 namespace mpidbg::core {
 
@@ -38,7 +40,61 @@ stacks::SymbolFrame fromGdb(const GdbFrame& g) {
   return f;
 }
 
+/// Whether the roles of a thread's frames make it the machinery's own
+/// thread (see ThreadChoice::Application); `roles` is empty for an unknown
+/// object.
+bool machineryThread(const std::vector<std::optional<stacks::ObjectRole>>& roles) {
+  bool ours = false;
+  for (const auto& role : roles) {
+    if (!role || *role == stacks::ObjectRole::Application) return false;
+    ours = ours || *role == stacks::ObjectRole::Runtime || *role == stacks::ObjectRole::MpiLibrary;
+  }
+  return ours;
+}
+
+bool machineryThread(const proto::RankStacks& rank, const proto::ThreadStack& thread) {
+  if (thread.mainThread) return false;
+  std::vector<std::optional<stacks::ObjectRole>> roles;
+  for (const proto::StackFrame& f : thread.frames) {
+    if (f.module < 0 || static_cast<std::size_t>(f.module) >= rank.modules.size()) roles.emplace_back();
+    else roles.emplace_back(stacks::objectRole(rank.modules[static_cast<std::size_t>(f.module)].path));
+  }
+  return machineryThread(roles);
+}
+
+bool machineryThread(const GdbThread& thread) {
+  if (thread.number == 1) return false;  // gdb's thread 1 is the main thread
+  std::vector<std::optional<stacks::ObjectRole>> roles;
+  for (const GdbFrame& f : thread.frames) {
+    if (f.module.empty()) roles.emplace_back();
+    else roles.emplace_back(stacks::objectRole(f.module));
+  }
+  return machineryThread(roles);
+}
+
 }  // namespace
+
+std::vector<stacks::SymbolFrame> nameMain(std::vector<stacks::SymbolFrame> frames) {
+  for (std::size_t i = 0; i + 1 < frames.size(); ++i) {
+    const std::string& caller = frames[i + 1].function;
+    if (frames[i].function == "??" && (caller == "__libc_start_call_main" || caller == "__libc_start_main"))
+      frames[i].function = "main";
+  }
+  return frames;
+}
+
+std::vector<stacks::SymbolFrame> foldUnknownRuns(std::vector<stacks::SymbolFrame> frames) {
+  std::vector<stacks::SymbolFrame> out;
+  for (std::size_t i = 0; i < frames.size();) {
+    std::size_t j = i + 1;
+    if (frames[i].function == "??")
+      while (j < frames.size() && frames[j].function == "??" && frames[j].module == frames[i].module) ++j;
+    out.push_back(std::move(frames[i]));
+    if (j - i >= 2) out.back().function = "?? x" + std::to_string(j - i);
+    i = j;
+  }
+  return out;
+}
 
 std::vector<stacks::SymbolFrame> cutAtMpiCall(std::vector<stacks::SymbolFrame> frames) {
   // Innermost first: the outermost MPI entry is the last one.
@@ -78,21 +134,44 @@ std::vector<stacks::SymbolFrame> cutAboveMain(std::vector<stacks::SymbolFrame> f
 }
 
 stacks::StackTree buildStackTree(const StackInput& input, stacks::NodeKey key, StackDepth depth,
-                                 stacks::Symbolizer& symbolizer) {
+                                 stacks::Symbolizer& symbolizer, ThreadChoice threads, HiddenThreads* hidden) {
   stacks::StackTree tree(key);
-  std::function<std::vector<stacks::SymbolFrame>(std::vector<stacks::SymbolFrame>)> filter;
-  if (depth == StackDepth::ToMpiCall)
-    filter = [](std::vector<stacks::SymbolFrame> frames) {
-      return cutAboveMain(cutAtMpiCall(cutRuntimeHandler(std::move(frames))));
-    };
-  for (const auto& rank : input.captured) tree.addRank(rank, symbolizer, filter);
-  for (const auto& [rank, threads] : input.viaGdb) {
+  const std::function<std::vector<stacks::SymbolFrame>(std::vector<stacks::SymbolFrame>)> filter =
+      [depth, key](std::vector<stacks::SymbolFrame> frames) {
+        frames = nameMain(std::move(frames));
+        if (depth == StackDepth::ToMpiCall) frames = cutAboveMain(cutAtMpiCall(cutRuntimeHandler(std::move(frames))));
+        if (key == stacks::NodeKey::Function) frames = foldUnknownRuns(std::move(frames));
+        return frames;
+      };
+  auto hide = [&](int rank) {
+    if (!hidden) return;
+    hidden->ranks.insert(rank);
+    ++hidden->threads;
+  };
+  for (const auto& rank : input.captured) {
+    if (threads == ThreadChoice::All) {
+      tree.addRank(rank, symbolizer, filter);
+      continue;
+    }
+    proto::RankStacks kept = rank;
+    kept.threads.clear();
+    for (const auto& thread : rank.threads) {
+      if (machineryThread(rank, thread)) hide(rank.worldRank);
+      else kept.threads.push_back(thread);
+    }
+    tree.addRank(kept, symbolizer, filter);
+  }
+  for (const auto& [rank, gdbThreads] : input.viaGdb) {
     bool any = false;
-    for (const auto& thread : threads) {
+    for (const auto& thread : gdbThreads) {
       if (thread.name.starts_with("mpidbg-")) continue;  // the runtime's helper threads
+      if (threads == ThreadChoice::Application && machineryThread(thread)) {
+        hide(rank);
+        continue;
+      }
       std::vector<stacks::SymbolFrame> frames;
       for (const auto& g : thread.frames) frames.push_back(fromGdb(g));
-      if (filter) frames = filter(std::move(frames));
+      frames = filter(std::move(frames));
       tree.addThread(rank, frames);
       any = true;
     }
@@ -141,7 +220,7 @@ StackInput Debugger::stacks(const RankSet& wanted) {
 
   // Held ranks: their gdb session prints the threads (gdb already stops them).
   if (!held.empty()) {
-    for (auto& [rank, out] : gdb_->run(held, "thread apply all bt")) {
+    for (auto& [rank, out] : gdb_->run(held, "thread apply all bt -no-filters")) {
       if (!out) {
         input.failed[rank] = "held by gdb, which failed: " + out.error().message;
         continue;

@@ -35,13 +35,47 @@ enum class StackDepth {
   All,
 };
 
+/// Which threads go into the tree.
+enum class ThreadChoice {
+  /// The application's threads: a thread other than the main thread is left
+  /// out when every frame of it lies in the machinery (stacks/Machinery.hpp:
+  /// the runtime, the MPI library and its transports, libc) and at least one
+  /// in the runtime or the MPI library: UCX's progress thread
+  /// (start_thread > ucs_event_set_wait > epoll_wait), Open MPI's libevent
+  /// and PMIx threads. A frame whose object is unknown (a pc in no module; a
+  /// gdb frame printed without "from LIB") keeps its thread.
+  Application,
+  All,  ///< every thread (`where --all-threads`)
+};
+
+/// Threads buildStackTree left out, for the note that says so.
+struct HiddenThreads {
+  RankSet ranks;            ///< ranks with at least one thread left out
+  std::size_t threads = 0;  ///< threads left out, over all ranks
+};
+
 /// Builds the merged tree (STAT's call-prefix tree) of `input`: captured
 /// stacks symbolized with `symbolizer`, gdb's frames as gdb named them,
 /// failures kept with their reasons. The runtime's own helper threads (named
 /// "mpidbg-...") are left out of gdb's threads as the runtime leaves them out
-/// of its own.
+/// of its own; the machinery's threads as `threads` says, counted in
+/// `hidden` when given. In every thread the unknown callee of
+/// `__libc_start_call_main` / `__libc_start_main` is named `main` (a binary
+/// without symbols); with NodeKey::Function, runs of unknown frames of one
+/// object become one frame "?? xN" (labelled "?? x17 (nwchem.mpich)").
 stacks::StackTree buildStackTree(const StackInput& input, stacks::NodeKey key, StackDepth depth,
-                                 stacks::Symbolizer& symbolizer);
+                                 stacks::Symbolizer& symbolizer,
+                                 ThreadChoice threads = ThreadChoice::Application,
+                                 HiddenThreads* hidden = nullptr);
+
+/// `frames` (innermost first) with an unknown ("??") frame whose caller is
+/// glibc's `__libc_start_call_main` or `__libc_start_main` named `main`.
+std::vector<stacks::SymbolFrame> nameMain(std::vector<stacks::SymbolFrame> frames);
+
+/// `frames` (innermost first) with each run of two or more consecutive
+/// unknown ("??") frames of one module made one frame, function "?? xN"
+/// (N frames), keeping the innermost frame's module and offset.
+std::vector<stacks::SymbolFrame> foldUnknownRuns(std::vector<stacks::SymbolFrame> frames);
 
 /// `frames` (innermost first) cut below the outermost frame whose function
 /// is an MPI entry point (MPI_*, PMPI_* or the runtime's MPI_*_slow, all

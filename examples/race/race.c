@@ -14,7 +14,7 @@
  * sender; and wildcard MPI_Irecv polled with MPI_Testsome; with MPI_Test on
  * a round trailer.
  *
- * Usage: mpiexec -n 4 race [ROUNDS [DELAY_US]]   (defaults 6 and 3000)
+ * Usage: mpiexec.mpich -n 4 race [ROUNDS [DELAY_US]]   (defaults 6 and 3000)
  */
 #include <mpi.h>
 #include <stdio.h>

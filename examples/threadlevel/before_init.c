@@ -1,7 +1,7 @@
 /* A call before MPI_Init (issue 12, the lifecycle check): a setup routine
  * synchronizes "all ranks" with MPI_Barrier before main has initialized MPI.
  * MPICH aborts the process in that call; mpidbg's runtime says first which
- * thread called what. Usage: mpiexec -n 2 before_init */
+ * thread called what. Usage: mpiexec.mpich -n 2 before_init */
 #include <mpi.h>
 #include <stdio.h>
 

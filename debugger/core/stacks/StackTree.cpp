@@ -28,11 +28,13 @@ bool childBefore(const StackNode& a, const StackNode& b) {
 
 std::string frameLabel(const SymbolFrame& frame, NodeKey key) {
   const bool full = key == NodeKey::FunctionAndLine;
-  if (frame.source == SymbolSource::None || frame.function == "??") {
-    if (frame.module.empty()) return full ? "?? (" + hexNumber(frame.offset) + ")" : "??";
+  // "??" or, for a folded run (foldUnknownRuns), "?? x17".
+  if (frame.function.empty() || frame.function.starts_with("??")) {
+    const std::string unknown = frame.function.empty() ? "??" : frame.function;
+    if (frame.module.empty()) return full ? unknown + " (" + hexNumber(frame.offset) + ")" : unknown;
     std::string where = baseName(frame.module);
     if (full) where += "+" + hexNumber(frame.offset);
-    return "?? (" + where + ")";
+    return unknown + " (" + where + ")";
   }
   if (!full) return frame.function;
   if (!frame.file.empty() && frame.line > 0)

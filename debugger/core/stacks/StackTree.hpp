@@ -26,7 +26,8 @@ enum class NodeKey {
 
 /// The label a frame gets in the tree for `key`; nodes with equal labels
 /// merge. Function: "solve"; "?? (libx.so)" for an unknown frame (module
-/// basename, or "??" alone when the pc lay in no module). FunctionAndLine:
+/// basename, or "??" alone when the pc lay in no module); "?? x17 (libx.so)"
+/// for a run of 17 unknown frames folded into one (function "?? x17"). FunctionAndLine:
 /// "solve (solver.c:88)" (file basename), "write+0x14 (libc.so.6)" for a
 /// symbol-table frame, "?? (libx.so+0x1a2b)" for an unknown one, "?? (0x7f..)"
 /// for a pc in no module; a frame without a line keeps its Function label.

@@ -77,8 +77,10 @@ case_gdb_value_ranges_on_a_real_job() {
   check_contains "$out" '[0-3] $2 = {1,4,9,16}' "a set of values" &&
   check_contains "$out" '[0-3] $3 = 4' "identical outputs" &&
   check_contains "$out" '[1,3] $4 = {1,3}' "a subset of ranks" &&
-  check_contains "$out" ' rip = 0x' "hex addresses kept" &&
-  check_contains "$out" 'source language c.' "multi-line output"
+  # info frame differs from rank to rank only in addresses (ASLR) and lines: one group.
+  check_contains "$out" 'deadlock.c:{19,21}); saved rip = {0x' "addresses merged as a set" &&
+  check_contains "$out" 'source language c.' "multi-line output" || return 1
+  [ "$(grep -c 'Stack level' "$work/out")" = 1 ] || { echo "    info frame is not one group"; return 1; }
 }
 
 case_gdb_killed_or_hanging_mid_session() {
@@ -113,4 +115,32 @@ case_gdb_killed_or_hanging_mid_session() {
   check_contains "$out" "[0] gdb did not answer '-interpreter-exec console \"print 100+1\"' within 3000 ms" "timeout" &&
   check_not_contains "$out" "\$2 = 101" "the late answer of rank 0" &&
   check_contains "$out" "ring: token 9 after 3 laps (expected 9): ok" "the job ran to its end"
+}
+
+case_gdb_lands_in_user_code() {
+  # Issue 24 item 2: without 'frame function main', gdb is in main (deadlock.c)
+  # at once; bt folds the runtime's frames into one line, bt --raw shows them.
+  # Item 5: bt -1 of three ranks at the same line differs only in addresses
+  # (ASLR) and groups into one line.
+  run_mpidbg 180 -ex run -ex 'wait 30' -ex 'gdb all print rank' -ex 'gdb 1 info locals' \
+    -ex 'gdb 2 list 19,19' -ex 'gdb 2 info symbol $pc' -ex 'gdb 2 bt' -ex 'gdb 2 bt --raw' -ex 'gdb [0,1,3] bt -1' \
+    -ex kill -- "$mpiexec" -n 4 "$examples/deadlock"
+  check_rc 0 &&
+  check_contains "$out" '[0-3] $1 = [0..3]' "print rank at once" &&
+  check_contains "$out" '  local = 2' "info locals of main" &&
+  check_contains "$out" 'MPI_Recv(&token, 1, MPI_INT, 0, 99' "list in deadlock.c" &&
+  grep -qE '^\[2\] main \+ [0-9]+ in section \.text of .*/deadlock$' "$work/out" ||
+    { echo "    the selected frame of rank 2 is not in main"; return 1; }
+  # The folded backtrace: one runtime line, then main; no runtime function names.
+  local folded raw
+  folded="$(sed -n '/^(mpidbg) gdb 2 bt$/,/^(mpidbg)/p' "$work/out")"
+  raw="$(sed -n '/^(mpidbg) gdb 2 bt --raw$/,/^(mpidbg)/p' "$work/out")"
+  grep -qE '^  #[0-9]+  \[mpidbg runtime: [0-9]+ frames?\] \(\)$' <<<"$folded" ||
+    { echo "    no folded runtime line in: $folded"; return 1; }
+  check_not_contains "$folded" "mpidbg::rt::" "the folded bt" &&
+  check_contains "$folded" "deadlock.c:19" "the folded bt" &&
+  check_contains "$raw" "mpidbg::rt::idle::wait" "bt --raw" &&
+  check_not_contains "$raw" "[mpidbg runtime:" "bt --raw" &&
+  grep -qE '^\[0-1,3\] #[0-9]+  .* in main \(argc=1, argv=.*\) at .*deadlock\.c:21$' "$work/out" ||
+    { echo "    bt -1 of ranks 0,1,3 is not one group"; grep -F 'deadlock.c:21' "$work/out"; return 1; }
 }

@@ -81,6 +81,13 @@ case_interactive_completion_history_ctrl_c_ctrl_d() {
     itmux send-keys -t $s Enter && iwait $s "Breakpoint 1: MPI_Barrier on [0-2]" &&
     itmux send-keys -t $s 'disable ' Tab && iexpect_line $s "(mpidbg) disable 1" &&
     itmux send-keys -t $s Enter && iwait $s "[0-2] disabled breakpoint 1" &&
+    # Ctrl-C drops the typed line: Enter then runs nothing ('disable' does not repeat).
+    itmux send-keys -t $s 'status 1' && iexpect_line $s "(mpidbg) status 1" &&
+    itmux send-keys -t $s C-c && iexpect_line $s "(mpidbg)" &&
+    itmux send-keys -t $s Enter && sleep 1 &&
+    # An empty line repeats 'where' (as gdb repeats its repeatable commands).
+    itmux send-keys -t $s 'where' Enter && iwait $s "main > MPI_Recv  [2]" &&
+    itmux send-keys -t $s Enter && iwait $s "main > MPI_Recv  [2]" 2 &&
     # Ctrl-C interrupts a waiting command, not the debugger.
     itmux send-keys -t $s 'wait 60' Enter && iwait $s "Ctrl-C interrupts" &&
     sleep 1 && itmux send-keys -t $s C-c && iwait $s "Interrupted after" &&
@@ -97,6 +104,10 @@ case_interactive_completion_history_ctrl_c_ctrl_d() {
   out="$(ipane $s)"; err="$(cat "$work/err" 2>/dev/null)"
   ikill
   [ $ok -eq 1 ] || return 1
+  if grep -qE '^\[1\] ' <<<"$out"; then
+    echo "    'status 1' ran although Ctrl-C dropped it"
+    return 1
+  fi
   if [ "$(grep -cF "Kill it and quit?" <<<"$out")" -ne 1 ]; then
     echo "    expected exactly one confirmation question (none after 'kill')"
     return 1

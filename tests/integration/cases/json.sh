@@ -180,7 +180,7 @@ check(result("kill") == {"killed": True} and result("quit") == {"quit": True}, "
 case_json_breakpoints_stepping_and_events() {
   run_mpidbg 180 --json -ex 'break MPI_Send if dest == 3' -ex 'break [0-1] MPI_Allreduce comm=WORLD #2' \
     -ex 'break MPI_Bcats' -ex 'disable 2' -ex 'enable 2' -ex 'info break' -ex run -ex 'wait 30' -ex 'status 2' \
-    -ex 'info break' -ex 'delete 1' -ex 'step 2' -ex 'wait 10' -ex 'next 2 2' -ex 'wait 10' -ex c -ex 'wait 30' \
+    -ex 'info break' -ex 'delete 1' -ex 'step [2]' -ex 'wait 10' -ex 'next 2 2' -ex 'wait 10' -ex c -ex 'wait 30' \
     -ex 'wait 30' -ex 'info entries' -ex 'delete all' -ex 'freeze 2-3' -ex 'c 0-1' -ex 'wait 30' -ex 'status' \
     -ex detach -- "$mpiexec" -n 4 "$examples/phases" 3
   local i
@@ -213,7 +213,7 @@ w = result("wait 30")
 check(w["outcome"] in ("stopped", "settled") and w["seconds"] < 30, "wait returned at the breakpoint: %s" % w)
 check(result("status 2")["groups"][0]["state"].startswith("stopped at breakpoint 1 at MPI_Send"), "status 2")
 check(result("delete 1")["succeeded"][0]["text"] == "deleted breakpoint 1", "delete 1")
-check(result("step 2")["count"] == 1 and result("next 2 2")["count"] == 2, "step, next")
+check(result("step [2]")["count"] == 1 and result("next 2 2")["count"] == 2, "step, next")
 ent = {e["name"]: e["hits"] for e in result("info entries")["entries"]}
 check(set(ent) == {"solver::setup", "solver::step"} and result("info entries")["missing"] == [], "info entries %s" % ent)
 check(result("delete all") == {"deleted": [2]}, "delete all")

@@ -5,7 +5,7 @@
 
 case_where_merges_a_stuck_collective() {
   # coll_skip, 4 ranks: [0-2] in MPI_Allreduce, [3] in MPI_Recv.
-  run_mpidbg 150 -ex run -ex 'wait 30' -ex where -ex 'where --tree' -ex 'where --full 3' \
+  run_mpidbg 150 -ex run -ex 'wait 30' -ex where -ex 'where --all-threads' -ex 'where --tree' -ex 'where --full 3' \
     -ex "where --dot $work/job.dot" -ex 'where --json' -ex equiv -ex 'status $equiv[2]' \
     -ex 'gdb $equiv[2] bt 1' -ex 'status $equiv[9]' -ex 'where --bogus' -ex kill -- \
     "$mpiexec" -n 4 "$examples/hangs/coll_skip"
@@ -27,7 +27,15 @@ case_where_merges_a_stuck_collective() {
   check_contains "$err" "there is no \$equiv[9]: the last 'where'/'equiv' found 2 classes" "stderr" &&
   check_contains "$err" "where does not know option '--bogus'" "stderr" &&
   check_not_contains "$out" "mpidbg-helper" "where (the runtime's threads)" &&
-  check_not_contains "$out" "read through gdb" "where (every runtime answered)"
+  check_not_contains "$out" "read through gdb" "where (every runtime answered)" || return 1
+  # Issue 24 item 3: UCX's progress thread is left out and counted, --all-threads shows it.
+  local plain all
+  plain="$(sed -n '/^(mpidbg) where$/,/^(mpidbg)/p' "$work/out")"
+  all="$(sed -n '/^(mpidbg) where --all-threads$/,/^(mpidbg)/p' "$work/out")"
+  check_contains "$all" "ucs_event_set_wait" "where --all-threads (UCX's progress thread)" &&
+  check_not_contains "$plain" "ucs_event_set_wait" "where" &&
+  grep -qE '^[0-9]+ threads? of \[0-3\] inside the MPI library or mpidbg.s runtime not shown \(--all-threads shows them\)$' \
+    <<<"$plain" || { echo "    no note of the hidden threads in: $plain"; return 1; }
 }
 
 case_where_reads_held_and_silent_ranks_through_gdb() {

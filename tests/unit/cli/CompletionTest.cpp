@@ -53,10 +53,10 @@ TEST_CASE("completion: the word at the cursor, by position and command", "[cli][
       {"xyz", {}},
       // Options come from the command's syntax string.
       {"where --t", {"--tree"}},
-      {"where --", {"--all-frames", "--dot", "--full", "--json", "--tree"}},
-      {"where --full --", {"--all-frames", "--dot", "--json", "--tree"}},
+      {"where --", {"--all-frames", "--all-threads", "--dot", "--full", "--json", "--tree"}},
+      {"where --full --", {"--all-frames", "--all-threads", "--dot", "--json", "--tree"}},
       {"bt --tr", {"--tree"}},
-      {"w --a", {"--all-frames"}},
+      {"w --a", {"--all-frames", "--all-threads"}},
       {"freeze --", {"--now"}},
       {"hang --n", {"--no-frames"}},
       {"queues --m", {"--memory"}},
@@ -72,7 +72,7 @@ TEST_CASE("completion: the word at the cursor, by position and command", "[cli][
       {"st $equiv[", {"$equiv[1]", "$equiv[2]"}},
       {"status al", {"all"}},
       {"status 0-3 ", {}},
-      {"next ", {}},
+      {"next ", {"$equiv[", "all", "stopped"}},  // COUNT is optional: RANKS may come first
       {"next 3 ", {"$equiv[", "all", "stopped"}},
       {"run s", {"stopped"}},
       // Keywords of the syntax.

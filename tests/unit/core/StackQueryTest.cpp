@@ -116,3 +116,80 @@ TEST_CASE("gdb's stacks and failures merge into one tree with the runtime's", "[
   const auto all = buildStackTree(input, stacks::NodeKey::Function, StackDepth::All, symbolizer);
   CHECK_THAT(stacks::renderLeaves(all), Catch::Contains("_start > main > MPI_Allreduce > PMPI_Allreduce > poll  [0]"));
 }
+
+TEST_CASE("nameMain names the unknown callee of glibc's start-up", "[stacks][query]") {
+  struct Row {
+    std::vector<SymbolFrame> frames;
+    std::vector<std::string> expected;
+  };
+  const Row rows[] = {
+      {framesOf({"MPI_Send", "??", "??", "__libc_start_call_main", "__libc_start_main_impl", "_start"}),
+       {"MPI_Send", "??", "main", "__libc_start_call_main", "__libc_start_main_impl", "_start"}},
+      {framesOf({"poll", "??", "__libc_start_main", "_start"}), {"poll", "main", "__libc_start_main", "_start"}},
+      {framesOf({"poll", "solve", "__libc_start_call_main"}), {"poll", "solve", "__libc_start_call_main"}},
+      {framesOf({"??", "start_thread"}), {"??", "start_thread"}},
+      {framesOf({"__libc_start_call_main", "??"}), {"__libc_start_call_main", "??"}},
+  };
+  for (const Row& row : rows) CHECK(namesOf(nameMain(row.frames)) == row.expected);
+}
+
+TEST_CASE("foldUnknownRuns makes runs of unknown frames of one object one frame", "[stacks][query]") {
+  auto frames = framesOf({"MPI_Send", "??", "??", "??", "??", "main", "??", "??", "_start"});
+  for (std::size_t i = 1; i <= 4; ++i) {
+    frames[i].module = "/opt/nwchem/bin/nwchem.mpich";
+    frames[i].offset = 0x1000 + i;
+  }
+  frames[6].module = "/opt/nwchem/bin/nwchem.mpich";
+  frames[7].module = "/lib/libother.so";  // another object: not one run
+  const auto folded = foldUnknownRuns(frames);
+  CHECK(namesOf(folded) == std::vector<std::string>{"MPI_Send", "?? x4", "main", "??", "??", "_start"});
+  CHECK(folded[1].offset == 0x1001);  // the innermost frame of the run
+  CHECK(stacks::frameLabel(folded[1], stacks::NodeKey::Function) == "?? x4 (nwchem.mpich)");
+  CHECK(stacks::frameLabel(folded[3], stacks::NodeKey::Function) == "?? (nwchem.mpich)");
+  CHECK(namesOf(foldUnknownRuns(framesOf({"??"}))) == std::vector<std::string>{"??"});
+}
+
+TEST_CASE("where leaves out the MPI library's own threads unless asked", "[stacks][query]") {
+  namespace proto = mpidbg::ccs::proto;
+  StackInput input;
+  proto::RankStacks rank;
+  rank.worldRank = 0;
+  rank.modules = {{"/work/build/examples/ring", ""},
+                  {"/lib/x86_64-linux-gnu/libc.so.6", ""},
+                  {"/lib/x86_64-linux-gnu/libucs.so.0", ""},
+                  {"/lib/x86_64-linux-gnu/libmpich.so.12", ""}};
+  auto thread = [](int tid, bool main, std::initializer_list<int> modules) {
+    proto::ThreadStack t;
+    t.tid = tid;
+    t.mainThread = main;
+    for (int m : modules) t.frames.push_back({m, 0x100u + static_cast<unsigned>(t.frames.size()), false});
+    return t;
+  };
+  rank.threads = {thread(10, true, {3, 0, 1, 0}),  // main: the executable is in it
+                  thread(11, false, {1, 2, 2, 1}),  // UCX's progress thread: libc and libucs only
+                  thread(12, false, {1, 0, 1}),     // an application thread
+                  thread(13, false, {1, 1}),        // libc only: not known to be ours, kept
+                  thread(14, false, {1, -1, 1})};   // a pc in no module: kept
+  input.captured.push_back(rank);
+  // Through gdb: hidden only when gdb named every frame's library.
+  GdbThread ucx = gdbThread(2, "", {"epoll_wait", "ucs_event_set_wait", "??", "start_thread"});
+  for (auto& f : ucx.frames) f.module = "/lib/x86_64-linux-gnu/libucs.so.0";
+  ucx.frames.front().module = ucx.frames.back().module = "/lib/x86_64-linux-gnu/libc.so.6";
+  GdbThread debugInfo = gdbThread(3, "", {"epoll_wait", "ucs_event_set_wait", "start_thread"});
+  debugInfo.frames[1].module = "/lib/x86_64-linux-gnu/libucs.so.0";
+  input.viaGdb[1] = {gdbThread(1, "", {"poll", "MPI_Recv", "main"}), ucx, debugInfo};
+  stacks::Symbolizer symbolizer;
+  HiddenThreads hidden;
+  const auto tree = buildStackTree(input, stacks::NodeKey::Function, StackDepth::All, symbolizer,
+                                   ThreadChoice::Application, &hidden);
+  CHECK(hidden.threads == 2);
+  CHECK(hidden.ranks.toString() == "[0-1]");
+  const std::string leaves = stacks::renderLeaves(tree);
+  CHECK_THAT(leaves, !Catch::Contains("libucs"));
+  CHECK_THAT(leaves, Catch::Contains("start_thread > ucs_event_set_wait > epoll_wait  [1]"));  // gdb, unknown libc
+  HiddenThreads none;
+  const auto all = buildStackTree(input, stacks::NodeKey::Function, StackDepth::All, symbolizer,
+                                  ThreadChoice::All, &none);
+  CHECK(none.threads == 0);
+  CHECK_THAT(stacks::renderLeaves(all), Catch::Contains("libucs.so.0"));
+}
