@@ -95,9 +95,9 @@ case_ranksets_prompt_shows_the_focus() {
   tmux new-session -d -s "$session" -x 160 -y 50 \
     "env MPIDBG_IT_MARKER=$work HOME=$work $mpidbg -- $mpiexec -n 4 $examples/ring 2>$work/err; echo MPIDBG-EXIT=\$? >$work/exit; sleep 10"
   pane() { tmux capture-pane -t "$session" -p -S -100 2>/dev/null; }
-  for i in $(seq 1 300); do pane | grep -q "^(mpidbg) " && break; sleep 0.1; done
+  for i in $(seq 1 300); do pane | grep -q "^(mpidbg)" && break; sleep 0.1; done
   tmux send-keys -t "$session" 'focus 1-2' Enter
-  for i in $(seq 1 100); do pane | grep -q "^(mpidbg \[1-2\]) " && break; sleep 0.1; done
+  for i in $(seq 1 100); do pane | grep -q "^(mpidbg \[1-2\])" && break; sleep 0.1; done
   tmux send-keys -t "$session" 'status' Enter
   for i in $(seq 1 100); do pane | grep -q "^\[1-2\] frozen" && break; sleep 0.1; done
   tmux send-keys -t "$session" 'unfocus' Enter

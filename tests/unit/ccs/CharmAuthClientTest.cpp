@@ -8,19 +8,19 @@
 #include <catch2/catch.hpp>
 #include <thread>
 
+#include "CharmTestKeys.hpp"
 #include "ccs/CharmAuthClient.hpp"
 #include "ccs/CharmAuthServer.hpp"
 #include "mpidbg/ScopedFd.hpp"
 
 using namespace mpidbg::ccs;
+using mpidbg::ccs::test::kKey;
 using mpidbg::ScopedFd;
 
 namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 using namespace std::chrono_literals;
-
-const CharmKey kKey = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
 
 /// A loopback listening socket on an ephemeral port.
 ScopedFd listenLoopback(std::uint16_t& port) {

@@ -5,10 +5,14 @@
 #include <deque>
 
 #include "Transcript.hpp"
+#include "CharmTestKeys.hpp"
 #include "ccs/CharmAuthClient.hpp"
 #include "ccs/CharmAuthServer.hpp"
 
 using namespace mpidbg::ccs;
+using mpidbg::ccs::test::u32At;
+using mpidbg::ccs::test::kKey;
+using mpidbg::ccs::test::kWrongKey;
 using mpidbg::ccs::test::readTranscript;
 using mpidbg::ccs::test::TranscriptConnection;
 
@@ -16,21 +20,12 @@ namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
-/// The level-0 key of the captures, `0 01020304050607080910111213141516` read as decimal.
-const CharmKey kKey = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
-/// The wrong key of 08f.
-const CharmKey kWrongKey = {16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1};
-
 TranscriptConnection connectionOf(const std::string& file, std::size_t index = 0) {
   auto transcript = readTranscript(file);
   INFO(transcript.problem);
   REQUIRE(transcript.ok);
   REQUIRE(index < transcript.connections.size());
   return transcript.connections[index];
-}
-
-std::uint32_t u32At(const Bytes& bytes, std::size_t offset) {
-  return readBigEndianU32(std::span(bytes).subspan(offset));
 }
 
 /// The plain request inside a captured secure request (after its 32-byte prefix).

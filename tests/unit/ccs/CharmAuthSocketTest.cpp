@@ -11,19 +11,19 @@
 
 #include "ServerHarness.hpp"
 #include "Transcript.hpp"
+#include "CharmTestKeys.hpp"
 #include "ccs/CharmAuthClient.hpp"
 #include "ccs/CharmAuthServer.hpp"
 #include "ccs/Client.hpp"
 #include "mpidbg/ScopedFd.hpp"
 
 using namespace mpidbg::ccs;
+using mpidbg::ccs::test::kKey;
 using namespace mpidbg::ccs::test;
 using namespace std::chrono_literals;
 using Bytes = std::vector<std::uint8_t>;
 
 namespace {
-
-const CharmKey kKey = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
 
 /// Server randomness that yields the captured s2 and salt values in order.
 CharmRandomSource scripted(std::deque<std::uint32_t> values) {

@@ -5,26 +5,21 @@
 #include <random>
 
 #include "Transcript.hpp"
+#include "CharmTestKeys.hpp"
 #include "ccs/CharmAuthClient.hpp"
 #include "ccs/CharmAuthServer.hpp"
 #include "ccs/CharmKeyFile.hpp"
 
 using namespace mpidbg::ccs;
+using mpidbg::ccs::test::u32At;
+using mpidbg::ccs::test::kCapturedKey;
+using mpidbg::ccs::test::kDecimalKey;
+using mpidbg::ccs::test::kWrongKey;
 using mpidbg::ccs::test::readTranscript;
 
 namespace {
 
 using Bytes = std::vector<std::uint8_t>;
-
-/// The captures' key file text and its decimal reading (Charm++'s server).
-const std::string kCapturedKey = "01020304050607080910111213141516";
-const CharmKey kDecimalKey = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
-/// The wrong key of 08f.
-const CharmKey kWrongKey = {16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1};
-
-std::uint32_t u32At(const Bytes& bytes, std::size_t offset) {
-  return readBigEndianU32(std::span(bytes).subspan(offset));
-}
 
 /// True when `bytes[offset, offset+20)` is H(salt, header) under `key`.
 bool hashAt(const CharmKey& key, const Bytes& bytes, std::size_t offset, std::uint32_t salt,

@@ -6,16 +6,17 @@
 #include <cstdio>
 #include <fstream>
 
+#include "CharmTestKeys.hpp"
 #include "ccs/CharmKeyFile.hpp"
 
 using namespace mpidbg::ccs;
+using mpidbg::ccs::test::kCapturedKey;
+using mpidbg::ccs::test::kDecimalKey;
 
 namespace {
 
 /// The key of the captures' key file line `0 01020304050607080910111213141516`.
-const std::string kCapturedKey = "01020304050607080910111213141516";
 /// Its decimal reading, what Charm++'s server uses (capture notes of 08a).
-const CharmKey kDecimalKey = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
 
 }  // namespace
 

@@ -8,12 +8,12 @@ using namespace mpidbg::ccs::proto;
 
 namespace {
 
-const std::string kNasty = "a=b\\c\nd\\n==\n--\n==";
+const std::string kQueueNasty = "a=b\\c\nd\\n==\n--\n==";
 
 PendingOp sampleOp(PendingOp::Kind kind, std::uint64_t seed) {
   PendingOp op;
   op.kind = kind;
-  op.function = seed % 2 ? "MPI_Isend" : kNasty;
+  op.function = seed % 2 ? "MPI_Isend" : kQueueNasty;
   op.blocking = seed % 3 == 0;
   op.persistent = seed % 3 == 1;
   op.active = seed % 2 == 0;
@@ -43,7 +43,7 @@ RankQueues fullQueues() {
   call.hasTag = true;
   call.tag = -1;
   call.comm = 0;
-  call.commName = kNasty;
+  call.commName = kQueueNasty;
   call.collCall = 9;
   call.elapsedUs = 123456;
   call.seq = 77;
@@ -55,7 +55,7 @@ RankQueues fullQueues() {
     comm.state.rootWorldRank = static_cast<std::int32_t>(c);
     comm.state.size = 3;
     comm.state.localRank = 2;
-    comm.state.name = c ? kNasty : "MPI_COMM_WORLD";
+    comm.state.name = c ? kQueueNasty : "MPI_COMM_WORLD";
     comm.state.worldRank = 5;
     for (std::size_t k = 0; k < kCollClassCount; ++k) {
       comm.state.counts[k] = k * 7 + c;
@@ -71,12 +71,12 @@ RankQueues fullQueues() {
     }
     q.comms.push_back(std::move(comm));
   }
-  q.history = {{0x84000000ull, 1, "MPI_Bcast", 0, 16}, {0x84000001ull, 2, kNasty, -1, -1}};
-  q.wildcards = {{0x44000000ull, "MPI_Recv", -1, 3, 7, 12}, {0x84000001ull, kNasty, 5, 0, 5, 40}};
-  q.frames = {"solve() at solver.c:88", kNasty, ""};
+  q.history = {{0x84000000ull, 1, "MPI_Bcast", 0, 16}, {0x84000001ull, 2, kQueueNasty, -1, -1}};
+  q.wildcards = {{0x44000000ull, "MPI_Recv", -1, 3, 7, 12}, {0x84000001ull, kQueueNasty, 5, 0, 5, 40}};
+  q.frames = {"solve() at solver.c:88", kQueueNasty, ""};
   q.source = "mqs:/opt/lib/libmpidbg-mqs.so";
-  q.error = kNasty;
-  q.held = "frozen (--now) in " + std::string(kNasty);
+  q.error = kQueueNasty;
+  q.held = "frozen (--now) in " + std::string(kQueueNasty);
   return q;
 }
 

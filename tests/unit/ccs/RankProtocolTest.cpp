@@ -7,7 +7,7 @@ using namespace mpidbg::ccs::proto;
 
 namespace {
 
-const std::string kNasty = "a=b\\c\nd\\n==\n--";
+const std::string kRankNasty = "a=b\\c\nd\\n==\n--";
 
 MpiCall sampleCall() {
   MpiCall c;
@@ -17,7 +17,7 @@ MpiCall sampleCall() {
   c.hasTag = true;
   c.tag = -1;
   c.comm = 0x44000000;
-  c.commName = kNasty;
+  c.commName = kRankNasty;
   c.collCall = 0;
   c.elapsedUs = 18446744073709551615ull;
   c.seq = 42;
@@ -63,7 +63,7 @@ TEST_CASE("rank status round trip", "[ccs][proto]") {
     CHECK(c.hasTag);
     CHECK(c.tag == -1);
     CHECK(c.comm == 0x44000000);
-    CHECK(c.commName == kNasty);
+    CHECK(c.commName == kRankNasty);
     CHECK(c.elapsedUs == 18446744073709551615ull);
     CHECK(c.seq == 42);
   }
@@ -95,7 +95,7 @@ TEST_CASE("communicator states round trip", "[ccs][proto]") {
     c.rootWorldRank = static_cast<std::int32_t>(i);
     c.size = 4;
     c.localRank = 1;
-    c.name = i == 1 ? kNasty : "MPI_COMM_WORLD";
+    c.name = i == 1 ? kRankNasty : "MPI_COMM_WORLD";
     for (std::size_t k = 0; k < kCollClassCount; ++k) {
       c.counts[k] = k * 1000 + i;
       c.active[k] = (k + i) % 3 == 0;
@@ -179,7 +179,7 @@ TEST_CASE("event round trips", "[ccs][proto]") {
   events[2].signal = 11;
   events[3].kind = Event::Kind::Abort;
   events[3].code = -1;
-  events[3].text = kNasty;
+  events[3].text = kRankNasty;
   for (const Event& e : events) {
     auto back = decodeEvent(encode(e));
     REQUIRE(back.has_value());

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "ServerHarness.hpp"
 #include "ccs/Client.hpp"
 #include "ccs/Server.hpp"
 
@@ -17,6 +18,7 @@
 
 using namespace mpidbg::ccs;
 using namespace std::chrono_literals;
+using mpidbg::ccs::test::request;
 using Bytes = std::vector<std::uint8_t>;
 
 namespace {
@@ -69,14 +71,6 @@ struct TestServer {
     if (thread.joinable()) thread.join();
   }
 };
-
-Request request(std::string handler, Bytes data = {}, std::int32_t pe = 0) {
-  Request r;
-  r.pe = pe;
-  r.handler = std::move(handler);
-  r.data = std::move(data);
-  return r;
-}
 
 void sendBytes(int fd, const Bytes& bytes) {
   REQUIRE(::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) ==

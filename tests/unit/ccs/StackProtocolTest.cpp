@@ -8,7 +8,7 @@ using namespace mpidbg::ccs::proto;
 
 namespace {
 
-const std::string kNasty = "a=b\\c\nd\\n==\n--\n==\r";
+const std::string kStackNasty = "a=b\\c\nd\\n==\n--\n==\r";
 
 RankStacks sampleStacks(std::int32_t rank) {
   RankStacks s;
@@ -18,7 +18,7 @@ RankStacks sampleStacks(std::int32_t rank) {
   s.modules = {{"/work/examples/ring", "0123456789abcdef0123456789abcdef01234567"},
                {"/lib/x86_64-linux-gnu/libc.so.6", "deadbeef"},
                {"[vdso]", ""},
-               {kNasty, "00"}};
+               {kStackNasty, "00"}};
   ThreadStack main;
   main.tid = s.pid;
   main.name = "ring";
@@ -26,7 +26,7 @@ RankStacks sampleStacks(std::int32_t rank) {
   main.frames = {{2, 0xa3d, true}, {1, 0x11f2e0, false}, {0, 0x1189, false}, {-1, 0xffffffffffffffffull, false}};
   ThreadStack worker;
   worker.tid = s.pid + 1;
-  worker.name = kNasty;
+  worker.name = kStackNasty;
   worker.truncated = true;
   worker.frames = {{1, 0, true}, {3, 0x7fffffffffffull, true}, {0, 0x10, false}};
   ThreadStack silent;

@@ -51,7 +51,7 @@ ProgressSample finalized(int rank, std::uint64_t calls) {
 
 /// One poll every second; `hungAfter` is the index of the first poll at
 /// which the detector (timeout 3 s) must call the job hung (-1: never).
-struct Row {
+struct DetectorRow {
   const char* what;
   std::vector<std::vector<ProgressSample>> polls;
   int hungAt;
@@ -60,7 +60,7 @@ struct Row {
 }  // namespace
 
 TEST_CASE("the progress detector calls a hang only after the timeout without MPI progress", "[cli][triage]") {
-  const std::vector<Row> rows = {
+  const std::vector<DetectorRow> rows = {
       {"counters frozen, both blocked in MPI: hung at 3 s",
        {{live(0, 5, true), live(1, 5, true)},
         {live(0, 5, true), live(1, 5, true)},

@@ -27,15 +27,15 @@ using mpidbg::gdbmi::Value;
 namespace {
 
 /// One "> LINE" of the data file with its expectation lines.
-struct Row {
+struct OutputRow {
   int lineNumber = 0;  ///< 1-based line of the "> " line in the file
   std::string input;
   std::vector<std::string> expectations;
 };
 
-std::vector<Row> readRows(const std::string& path) {
+std::vector<OutputRow> readRows(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  std::vector<Row> rows;
+  std::vector<OutputRow> rows;
   std::string line;
   int number = 0;
   while (std::getline(in, line)) {
@@ -144,12 +144,12 @@ std::string check(const Record& record, const std::string& expectation) {
 TEST_CASE("Parser reads every record of the real gdb 13 capture as recorded",
           "[gdbmi][parser][real]") {
   const std::string path = std::string(MPIDBG_TEST_DATA_DIR) + "/gdbmi/gdb13-records.txt";
-  const std::vector<Row> rows = readRows(path);
+  const std::vector<OutputRow> rows = readRows(path);
   INFO("data file " << path);
   REQUIRE(rows.size() >= 100);
 
   int kinds[8] = {};
-  for (const Row& row : rows) {
+  for (const OutputRow& row : rows) {
     INFO("line " << row.lineNumber << ": " << row.input);
     REQUIRE_FALSE(row.expectations.empty());
     auto record = Parser::parse(row.input);

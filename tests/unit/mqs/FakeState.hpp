@@ -185,4 +185,7 @@ class Session {
   FakeTarget& target_;
 };
 
+/// `s`, or "(null)" for a null pointer: the DLL's message strings in a check.
+inline std::string textOrNull(const char* s) { return s ? s : "(null)"; }
+
 }  // namespace mpidbg::mqs::test

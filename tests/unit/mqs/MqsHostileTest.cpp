@@ -12,10 +12,12 @@
 #include "MqsJob.hpp"
 
 using namespace mpidbg::mqs::test;
+// Declared, so a using-directive of another namespace with a Session does not
+// make the name ambiguous when the tests are compiled as one unity source.
+using mpidbg::mqs::test::Session;
 
 namespace {
 
-std::string text(const char* s) { return s ? s : "(null)"; }
 
 // Replaces the layout table with `layout` written with the given header.
 void reinstall(FakeJob& job, std::uint64_t magic = MPIDBG_LAYOUT_MAGIC,
@@ -138,8 +140,8 @@ TEST_CASE("mqs DLL: corrupt layout tables are refused with a reason", "[mqs]") {
     Session s(job.target);
     const int code = s.processCode != mqs_ok ? s.processCode : s.hasQueuesCode;
     CHECK(code >= mqs_first_user_code);
-    CHECK(text(s.dll.errorString(code)).find(row.reason) != std::string::npos);
-    CHECK(text(s.processMessage).find("%s") != std::string::npos);
+    CHECK(textOrNull(s.dll.errorString(code)).find(row.reason) != std::string::npos);
+    CHECK(textOrNull(s.processMessage).find("%s") != std::string::npos);
     // Nothing is answered from a refused process.
     int listCode = -1;
     CHECK(s.communicators(&listCode).empty());
@@ -166,7 +168,7 @@ TEST_CASE("mqs DLL: impossible counts in the state are errors or skipped slots",
     int code = -1;
     CHECK(s.communicators(&code).empty());
     CHECK(code >= mqs_first_user_code);
-    CHECK(text(s.dll.errorString(code)).find("beyond") != std::string::npos);
+    CHECK(textOrNull(s.dll.errorString(code)).find("beyond") != std::string::npos);
   }
   SECTION("op_capacity larger than the array really is") {
     auto job = standardJob();
@@ -177,7 +179,7 @@ TEST_CASE("mqs DLL: impossible counts in the state are errors or skipped slots",
     int code = -1;
     CHECK(s.operations(mqs_pending_sends, &code).empty());
     CHECK(code >= mqs_first_user_code);
-    CHECK(text(s.dll.errorString(code)).find("reading the target's memory failed") !=
+    CHECK(textOrNull(s.dll.errorString(code)).find("reading the target's memory failed") !=
           std::string::npos);
   }
   SECTION("communicator sizes and ranks out of range") {
@@ -211,7 +213,7 @@ TEST_CASE("mqs DLL: impossible counts in the state are errors or skipped slots",
     int ranks[2];
     const int code = s.dll.getCommGroup(s.process(), ranks);
     CHECK(code >= mqs_first_user_code);
-    CHECK(text(s.dll.errorString(code)).find("world ranks") != std::string::npos);
+    CHECK(textOrNull(s.dll.errorString(code)).find("world ranks") != std::string::npos);
   }
   SECTION("a negative request count") {
     FakeJob job;
@@ -221,7 +223,7 @@ TEST_CASE("mqs DLL: impossible counts in the state are errors or skipped slots",
     mpidbg_mqs_call call;
     const int code = s.dll.getCall(s.process(), &call);
     CHECK(code >= mqs_first_user_code);
-    CHECK(text(s.dll.errorString(code)).find("beyond") != std::string::npos);
+    CHECK(textOrNull(s.dll.errorString(code)).find("beyond") != std::string::npos);
   }
   SECTION("a history counter near 2^64") {
     // Without stamps every slot is taken; with them none matches that index.
@@ -252,7 +254,7 @@ TEST_CASE("mqs DLL: impossible counts in the state are errors or skipped slots",
     int code = -1;
     CHECK(s.history(&code).empty());
     CHECK(code >= mqs_first_user_code);
-    CHECK(text(s.dll.errorString(code)).find("function names") != std::string::npos);
+    CHECK(textOrNull(s.dll.errorString(code)).find("function names") != std::string::npos);
   }
 }
 
@@ -323,13 +325,13 @@ TEST_CASE("mqs DLL: misuse of the interface gets error codes", "[mqs]") {
     const int code = dll.setupImage(job->target.image(), &FakeTarget::imageCallbacks);
     dll.setupBasicCallbacks(&basicCallbacks());
     CHECK(code >= mqs_first_user_code);
-    CHECK(text(dll.errorString(code)).find("mqs_setup_basic_callbacks") != std::string::npos);
+    CHECK(textOrNull(dll.errorString(code)).find("mqs_setup_basic_callbacks") != std::string::npos);
   }
   SECTION("a process that was never set up") {
     dll.setupBasicCallbacks(&basicCallbacks());
     const int code = dll.updateCommunicatorList(job->target.process());
     CHECK(code >= mqs_first_user_code);
-    CHECK(text(dll.errorString(code)).find("mqs_setup_process") != std::string::npos);
+    CHECK(textOrNull(dll.errorString(code)).find("mqs_setup_process") != std::string::npos);
     mqs_pending_operation op;
     CHECK(dll.nextOperation(job->target.process(), &op) >= mqs_first_user_code);
   }
@@ -337,7 +339,7 @@ TEST_CASE("mqs DLL: misuse of the interface gets error codes", "[mqs]") {
     dll.setupBasicCallbacks(&basicCallbacks());
     const int code = dll.setupProcess(job->target.process(), &FakeTarget::processCallbacks);
     CHECK(code >= mqs_first_user_code);
-    CHECK(text(dll.errorString(code)).find("mqs_setup_image") != std::string::npos);
+    CHECK(textOrNull(dll.errorString(code)).find("mqs_setup_image") != std::string::npos);
   }
   SECTION("null arguments and no current communicator") {
     Session s(job->target);
@@ -366,7 +368,7 @@ TEST_CASE("mqs DLL: misuse of the interface gets error codes", "[mqs]") {
     int code = -1;
     CHECK(s.communicators(&code).empty());
     CHECK(code >= mqs_first_user_code);
-    CHECK(text(s.dll.errorString(code)).find("reading the target's memory failed") !=
+    CHECK(textOrNull(s.dll.errorString(code)).find("reading the target's memory failed") !=
           std::string::npos);
     mpidbg_mqs_call call;
     CHECK(s.dll.getCall(s.process(), &call) >= mqs_first_user_code);

@@ -7,35 +7,32 @@
 #include "MqsJob.hpp"
 
 using namespace mpidbg::mqs::test;
-
-namespace {
-
-std::string text(const char* s) { return s ? s : "(null)"; }
-
-}  // namespace
+// Declared, so a using-directive of another namespace with a Session does not
+// make the name ambiguous when the tests are compiled as one unity source.
+using mpidbg::mqs::test::Session;
 
 TEST_CASE("mqs DLL: versions and error texts", "[mqs]") {
   const Dll& dll = Dll::get();
   CHECK(dll.versionCompatibility() == 2);
   CHECK(dll.taddrWidth() == 8);
-  CHECK(text(dll.versionString()).find("mpidbg") != std::string::npos);
+  CHECK(textOrNull(dll.versionString()).find("mpidbg") != std::string::npos);
   // Every code the DLL can return has its own text.
   for (int code = mqs_first_user_code; code < mqs_first_user_code + 26; ++code) {
     INFO("code " << code);
-    CHECK(text(dll.errorString(code)).find("unknown error code") == std::string::npos);
+    CHECK(textOrNull(dll.errorString(code)).find("unknown error code") == std::string::npos);
   }
-  CHECK(text(dll.errorString(99999)).find("unknown error code") != std::string::npos);
-  CHECK(text(dll.errorString(mqs_no_information)).find("unexpected") != std::string::npos);
+  CHECK(textOrNull(dll.errorString(99999)).find("unknown error code") != std::string::npos);
+  CHECK(textOrNull(dll.errorString(mqs_no_information)).find("unexpected") != std::string::npos);
 }
 
 TEST_CASE("mqs DLL: an image without the mpidbg runtime says so", "[mqs]") {
   FakeTarget target;  // no symbols at all
   Session s(target);
   CHECK(s.imageCode >= mqs_first_user_code);
-  const std::string message = text(s.imageMessage);
+  const std::string message = textOrNull(s.imageMessage);
   CHECK(message.find("%s") != std::string::npos);
   CHECK(message.find("mpidbg_layout") != std::string::npos);
-  CHECK(text(s.dll.errorString(s.imageCode)).find("no mpidbg runtime") != std::string::npos);
+  CHECK(textOrNull(s.dll.errorString(s.imageCode)).find("no mpidbg runtime") != std::string::npos);
   CHECK(s.processCode == s.imageCode);
 }
 
@@ -462,7 +459,7 @@ TEST_CASE("mqs DLL: before MPI_Init the runtime is not attached", "[mqs]") {
   Session s(job.target);
   CHECK(s.processCode == mqs_ok);  // the layout table is fine
   CHECK(s.hasQueuesCode >= mqs_first_user_code);
-  CHECK(text(s.processMessage).find("MPI_Init") != std::string::npos);
+  CHECK(textOrNull(s.processMessage).find("MPI_Init") != std::string::npos);
   mpidbg_mqs_call call;
   CHECK(s.dll.getCall(s.process(), &call) == mqs_no_information);
   CHECK(s.dll.setupCollHistory(s.process()) == mqs_no_information);

@@ -24,21 +24,11 @@ using mpidbg::core::mqs::CoreFile;
 using mpidbg::core::mqs::readCString;
 using mpidbg::core::mqs::SymbolSource;
 using mqs_test::ForkedChild;
+using mqs_test::selfExe;
+using mqs_test::addressOf;
 using mqs_test::why;
 
 extern "C" int mpidbg_mqs_test_function(int x);
-
-namespace {
-
-std::uint64_t addressOf(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
-
-std::string selfExe() {
-  char exe[4096] = {};
-  REQUIRE(::readlink("/proc/self/exe", exe, sizeof exe - 1) > 0);
-  return exe;
-}
-
-}  // namespace
 
 TEST_CASE("a gcore core of a child: memory, NT_FILE symbols, omitted text", "[mqshost][core]") {
   MQS_TEST_SKIP_CORES();

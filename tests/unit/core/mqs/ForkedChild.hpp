@@ -37,6 +37,16 @@ extern MqsTestRecord mpidbg_mqs_test_record;
 
 namespace mqs_test {
 
+/// `p` as a target address.
+inline std::uint64_t addressOf(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
+
+/// The path of this test binary (/proc/self/exe).
+inline std::string selfExe() {
+  char exe[4096] = {};
+  REQUIRE(::readlink("/proc/self/exe", exe, sizeof exe - 1) > 0);
+  return exe;
+}
+
 /// The value the child stores in mpidbg_mqs_test_value.
 inline constexpr std::uint64_t kChildValue = 0x0123456789abcdefULL;
 /// The text the child stores in mpidbg_mqs_test_text.

@@ -18,6 +18,7 @@ using mpidbg::core::mqs::readRankQueues;
 using mpidbg::core::mqs::SymbolSource;
 using mpidbg::core::mqs::Target;
 using mqs_test::ForkedChild;
+using mqs_test::selfExe;
 using mqs_test::why;
 
 namespace {
@@ -25,11 +26,6 @@ namespace {
 constexpr const char* kOpenMpiDll =
     "/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/libompi_dbg_msgq.so";
 
-std::string selfExe() {
-  char exe[4096] = {};
-  REQUIRE(::readlink("/proc/self/exe", exe, sizeof exe - 1) > 0);
-  return exe;
-}
 
 }  // namespace
 

@@ -17,16 +17,11 @@ using mpidbg::core::mqs::ElfObject;
 using mpidbg::core::mqs::ProcessMemory;
 using mpidbg::core::mqs::SymbolSource;
 using mqs_test::ForkedChild;
+using mqs_test::addressOf;
 using mqs_test::why;
 
 extern "C" int mpidbg_mqs_test_function(int x);
 extern "C" int mpidbg_mqs_test_function(int x) { return x + 1; }
-
-namespace {
-
-std::uint64_t addressOf(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
-
-}  // namespace
 
 TEST_CASE("symbols of a live child resolve to its real addresses", "[mqshost][symbols]") {
   ForkedChild child;

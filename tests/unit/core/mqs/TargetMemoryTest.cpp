@@ -21,14 +21,9 @@ using mpidbg::core::mqs::GdbMemory;
 using mpidbg::core::mqs::ProcessMemory;
 using mpidbg::core::mqs::readCString;
 using mqs_test::ForkedChild;
+using mqs_test::addressOf;
 using mqs_test::why;
 using namespace std::chrono_literals;
-
-namespace {
-
-std::uint64_t addressOf(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
-
-}  // namespace
 
 TEST_CASE("ProcessMemory reads a global the forked child changed", "[mqshost][memory]") {
   ForkedChild child;
