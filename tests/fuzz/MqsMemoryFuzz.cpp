@@ -49,7 +49,7 @@ bool terminated(const char* s, std::size_t size) { return std::memchr(s, 0, size
 
 /// Asks everything a debugger asks (the unit test's exercise in
 /// MqsHostileTest.cpp, with FUZZ_CHECK) and checks each answer.
-void exercise(Session& s) {
+void exercise(DllSession& s) {
   const Dll& dll = s.dll;
   int code = -1;
   s.communicators(&code);  // mqs_update_communicator_list and one pass
@@ -151,7 +151,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   clearDebugLines();  // the lines accumulate across runs otherwise
-  Session s(job->target);
+  DllSession s(job->target);
   FUZZ_CHECK(knownCode(s.dll, s.imageCode));
   FUZZ_CHECK(knownCode(s.dll, s.processCode));
   FUZZ_CHECK(knownCode(s.dll, s.hasQueuesCode));

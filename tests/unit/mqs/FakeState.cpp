@@ -306,7 +306,7 @@ void FakeJob::addHistory(std::uint64_t seq, std::uint64_t comm, const std::strin
   root().set("history_next", seq);
 }
 
-Session::Session(FakeTarget& target) : dll(Dll::get()), target_(target) {
+DllSession::DllSession(FakeTarget& target) : dll(Dll::get()), target_(target) {
   dll.setupBasicCallbacks(&basicCallbacks());
   if (dll.setupImage(target.image(), &FakeTarget::imageCallbacks) != mqs_ok)
     throw std::logic_error("mqs_setup_image failed");
@@ -319,7 +319,7 @@ Session::Session(FakeTarget& target) : dll(Dll::get()), target_(target) {
   processMessage = message;
 }
 
-std::vector<mqs_communicator> Session::communicators(int* code) {
+std::vector<mqs_communicator> DllSession::communicators(int* code) {
   std::vector<mqs_communicator> out;
   int rc = dll.updateCommunicatorList(process());
   if (rc == mqs_ok) {
@@ -339,7 +339,7 @@ std::vector<mqs_communicator> Session::communicators(int* code) {
   return out;
 }
 
-bool Session::select(std::uint64_t handle) {
+bool DllSession::select(std::uint64_t handle) {
   for (int rc = dll.setupCommunicatorIterator(process()); rc == mqs_ok;
        rc = dll.nextCommunicator(process())) {
     mqs_communicator c{};
@@ -348,7 +348,7 @@ bool Session::select(std::uint64_t handle) {
   return false;
 }
 
-std::vector<Session::Operation> Session::operations(int opClass, int* code) {
+std::vector<DllSession::Operation> DllSession::operations(int opClass, int* code) {
   std::vector<Operation> out;
   const int rc = dll.setupOperationIterator(process(), opClass);
   if (code != nullptr) *code = rc;
@@ -362,7 +362,7 @@ std::vector<Session::Operation> Session::operations(int opClass, int* code) {
   return out;
 }
 
-std::vector<mpidbg_mqs_coll_record> Session::history(int* code) {
+std::vector<mpidbg_mqs_coll_record> DllSession::history(int* code) {
   std::vector<mpidbg_mqs_coll_record> out;
   const int rc = dll.setupCollHistory(process());
   if (code != nullptr) *code = rc;

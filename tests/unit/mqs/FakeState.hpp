@@ -151,11 +151,11 @@ class FakeJob {
 };
 
 /// Drives the DLL for one FakeTarget the way a debugger does.
-class Session {
+class DllSession {
  public:
   /// Installs the basic callbacks, sets up the image and the process; the
   /// codes and messages are kept.
-  explicit Session(FakeTarget& target);
+  explicit DllSession(FakeTarget& target);
 
   int imageCode = -1;
   const char* imageMessage = nullptr;

@@ -12,9 +12,9 @@
 #include "MqsJob.hpp"
 
 using namespace mpidbg::mqs::test;
-// Declared, so a using-directive of another namespace with a Session does not
+// Declared, so a using-directive of another namespace with a DllSession does not
 // make the name ambiguous when the tests are compiled as one unity source.
-using mpidbg::mqs::test::Session;
+using mpidbg::mqs::test::DllSession;
 
 namespace {
 
@@ -137,7 +137,7 @@ TEST_CASE("mqs DLL: corrupt layout tables are refused with a reason", "[mqs]") {
     FakeJob job;
     row.corrupt(job);
     clearDebugLines();
-    Session s(job.target);
+    DllSession s(job.target);
     const int code = s.processCode != mqs_ok ? s.processCode : s.hasQueuesCode;
     CHECK(code >= mqs_first_user_code);
     CHECK(textOrNull(s.dll.errorString(code)).find(row.reason) != std::string::npos);
@@ -155,7 +155,7 @@ TEST_CASE("mqs DLL: the debug print names a missing layout row", "[mqs]") {
     std::erase_if(l.rows, [](auto& r) { return r.type == "comm" && r.field == "world_ranks"; });
   });
   clearDebugLines();
-  Session s(job.target);
+  DllSession s(job.target);
   CHECK(s.processCode >= mqs_first_user_code);
   CHECK(debugSaid("comm.world_ranks"));
 }
@@ -164,7 +164,7 @@ TEST_CASE("mqs DLL: impossible counts in the state are errors or skipped slots",
   SECTION("comm_capacity beyond the limit") {
     FakeJob job;
     job.root().set("comm_capacity", 1u << 20);
-    Session s(job.target);
+    DllSession s(job.target);
     int code = -1;
     CHECK(s.communicators(&code).empty());
     CHECK(code >= mqs_first_user_code);
@@ -173,7 +173,7 @@ TEST_CASE("mqs DLL: impossible counts in the state are errors or skipped slots",
   SECTION("op_capacity larger than the array really is") {
     auto job = standardJob();
     job->root().set("op_capacity", FakeJob::kOpCapacity + 1);
-    Session s(job->target);
+    DllSession s(job->target);
     s.communicators();
     REQUIRE(s.select(kWorld));
     int code = -1;
@@ -192,7 +192,7 @@ TEST_CASE("mqs DLL: impossible counts in the state are errors or skipped slots",
     job.addComm(3, {0x84000012, "rank past size", 2, {0, 1}});
     job.addComm(4, {0x84000013, "bad world ranks", 0, {0, 99, -5}});
     clearDebugLines();
-    Session s(job.target);
+    DllSession s(job.target);
     auto comms = s.communicators();
     REQUIRE(comms.size() == 2);
     CHECK(comms[0].unique_id == kWorld);
@@ -207,7 +207,7 @@ TEST_CASE("mqs DLL: impossible counts in the state are errors or skipped slots",
     FakeJob job;
     job.addComm(0, {kWorld, "MPI_COMM_WORLD", 0, {0, 1}});
     job.commSlot(0).set("world_ranks", 0x20);
-    Session s(job.target);
+    DllSession s(job.target);
     REQUIRE(s.communicators().size() == 1);
     REQUIRE(s.select(kWorld));
     int ranks[2];
@@ -219,7 +219,7 @@ TEST_CASE("mqs DLL: impossible counts in the state are errors or skipped slots",
     FakeJob job;
     job.setCall({"MPI_Waitall", 0, 0, false, 0, 0});
     job.callRecord().set("request_count", 0xfffffff0u);
-    Session s(job.target);
+    DllSession s(job.target);
     mpidbg_mqs_call call;
     const int code = s.dll.getCall(s.process(), &call);
     CHECK(code >= mqs_first_user_code);
@@ -231,7 +231,7 @@ TEST_CASE("mqs DLL: impossible counts in the state are errors or skipped slots",
       INFO("stamped " << stamped);
       auto job = standardJob(false, FakeLayout::standard(0, 4, stamped));
       job->root().set("history_next", ~std::uint64_t{0});
-      Session s(job->target);
+      DllSession s(job->target);
       clearDebugLines();
       int code = -1;
       CHECK(s.history(&code).size() == (stamped ? 0u : FakeJob::kHistoryCapacity));
@@ -242,7 +242,7 @@ TEST_CASE("mqs DLL: impossible counts in the state are errors or skipped slots",
   SECTION("a history of capacity zero") {
     auto job = standardJob();
     job->root().set("history_capacity", 0);
-    Session s(job->target);
+    DllSession s(job->target);
     int code = -1;
     CHECK(s.history(&code).empty());
     CHECK(code == mqs_ok);
@@ -250,7 +250,7 @@ TEST_CASE("mqs DLL: impossible counts in the state are errors or skipped slots",
   SECTION("a function table beyond the limit") {
     auto job = standardJob();
     job->root().set("function_count", 100000);
-    Session s(job->target);
+    DllSession s(job->target);
     int code = -1;
     CHECK(s.history(&code).empty());
     CHECK(code >= mqs_first_user_code);
@@ -263,7 +263,7 @@ TEST_CASE("mqs DLL: a second live slot with the same handle is dropped", "[mqs]"
   job.addComm(0, {kWorld, "MPI_COMM_WORLD", 0, {0, 1}});
   job.addComm(5, {kWorld, "impostor", 0, {0, 1, 2, 3}});
   clearDebugLines();
-  Session s(job.target);
+  DllSession s(job.target);
   auto comms = s.communicators();
   REQUIRE(comms.size() == 1);
   CHECK(std::string(comms[0].name) == "MPI_COMM_WORLD");
@@ -282,7 +282,7 @@ TEST_CASE("mqs DLL: target strings are terminated and cleaned", "[mqs]") {
   const std::uint32_t isend = job.functionIndex("MPI_Isend");
   const std::string z(FakeJob::kNameLen, 'Z');
   job.target.write(job.names + isend * FakeJob::kNameLen, z.data(), z.size());
-  Session s(job.target);
+  DllSession s(job.target);
   auto comms = s.communicators();
   REQUIRE(comms.size() == 2);
   CHECK(std::string(comms[0].name) == std::string(63, 'A'));
@@ -302,7 +302,7 @@ TEST_CASE("mqs DLL: corrupt operation slots are skipped or normalised", "[mqs]")
   job.addOp(1, {MPIDBG_OP_COLLECTIVE, "MPI_Ibarrier", kWorld, -1, -1, 0, 2});
   job.opSlot(1).set("coll_class", 99);
   job.addOp(2, {MPIDBG_OP_RECV, "MPI_Irecv", kWorld, 5, 0, 4, 3});  // peer outside the comm
-  Session s(job.target);
+  DllSession s(job.target);
   s.communicators();
   REQUIRE(s.select(kWorld));
   clearDebugLines();
@@ -342,7 +342,7 @@ TEST_CASE("mqs DLL: misuse of the interface gets error codes", "[mqs]") {
     CHECK(textOrNull(dll.errorString(code)).find("mqs_setup_image") != std::string::npos);
   }
   SECTION("null arguments and no current communicator") {
-    Session s(job->target);
+    DllSession s(job->target);
     CHECK(s.dll.getCommunicator(s.process(), nullptr) >= mqs_first_user_code);
     mqs_communicator c;
     CHECK(s.dll.getCommunicator(s.process(), &c) >= mqs_first_user_code);  // no iterator yet
@@ -363,7 +363,7 @@ TEST_CASE("mqs DLL: misuse of the interface gets error codes", "[mqs]") {
     CHECK(s.dll.getCommunicator(s.process(), &c) >= mqs_first_user_code);
   }
   SECTION("every fetch failing after setup") {
-    Session s(job->target);
+    DllSession s(job->target);
     job->target.onFetch = [](std::uint64_t, int) { return false; };
     int code = -1;
     CHECK(s.communicators(&code).empty());
@@ -379,7 +379,7 @@ TEST_CASE("mqs DLL: misuse of the interface gets error codes", "[mqs]") {
 namespace {
 
 // Runs everything a debugger would ask and checks each answer is well formed.
-void exercise(Session& s) {
+void exercise(DllSession& s) {
   const Dll& dll = s.dll;
   int code = -1;
   s.communicators(&code);  // mqs_update_communicator_list and one pass
@@ -445,7 +445,7 @@ TEST_CASE("mqs DLL: random memory never crashes it", "[mqs]") {
       }
       target.defineSymbol("mpidbg_layout", bases[rng() % 4] + rng() % 64);
       target.defineSymbol("mpidbg_state", bases[rng() % 4] + rng() % 64);
-      Session s(target);
+      DllSession s(target);
       CHECK(knownCode(s.dll, s.processCode));
       CHECK(s.processCode != mqs_ok);  // random bytes are no layout table
       exercise(s);
@@ -468,7 +468,7 @@ TEST_CASE("mqs DLL: random memory never crashes it", "[mqs]") {
         auto& b = bytes[rng() % bytes.size()];
         b = (rng() % 4 == 0) ? std::byte{0xff} : static_cast<std::byte>(rng());
       }
-      Session s(job->target);
+      DllSession s(job->target);
       CHECK(knownCode(s.dll, s.processCode));
       CHECK(knownCode(s.dll, s.hasQueuesCode));
       if (s.processCode == mqs_ok && s.hasQueuesCode == mqs_ok) ++accepted;

@@ -7,9 +7,9 @@
 #include "MqsJob.hpp"
 
 using namespace mpidbg::mqs::test;
-// Declared, so a using-directive of another namespace with a Session does not
+// Declared, so a using-directive of another namespace with a DllSession does not
 // make the name ambiguous when the tests are compiled as one unity source.
-using mpidbg::mqs::test::Session;
+using mpidbg::mqs::test::DllSession;
 
 TEST_CASE("mqs DLL: versions and error texts", "[mqs]") {
   const Dll& dll = Dll::get();
@@ -27,7 +27,7 @@ TEST_CASE("mqs DLL: versions and error texts", "[mqs]") {
 
 TEST_CASE("mqs DLL: an image without the mpidbg runtime says so", "[mqs]") {
   FakeTarget target;  // no symbols at all
-  Session s(target);
+  DllSession s(target);
   CHECK(s.imageCode >= mqs_first_user_code);
   const std::string message = textOrNull(s.imageMessage);
   CHECK(message.find("%s") != std::string::npos);
@@ -38,7 +38,7 @@ TEST_CASE("mqs DLL: an image without the mpidbg runtime says so", "[mqs]") {
 
 TEST_CASE("mqs DLL: a process with the runtime has queues", "[mqs]") {
   auto job = standardJob();
-  Session s(job->target);
+  DllSession s(job->target);
   CHECK(s.imageCode == mqs_ok);
   CHECK(s.imageMessage == nullptr);
   CHECK(s.processCode == mqs_ok);
@@ -50,7 +50,7 @@ TEST_CASE("mqs DLL: communicators are the live slots, with names, sizes and rank
   // Two layouts with different field orders and padding give the same answers.
   for (int order : {0, 1}) {
     auto job = standardJob(false, FakeLayout::standard(order, order ? 12 : 4));
-    Session s(job->target);
+    DllSession s(job->target);
     int code = -1;
     auto comms = s.communicators(&code);
     INFO("layout order " << order);
@@ -69,7 +69,7 @@ TEST_CASE("mqs DLL: communicators are the live slots, with names, sizes and rank
 
 TEST_CASE("mqs DLL: the group of a communicator is its world ranks", "[mqs]") {
   auto job = standardJob();
-  Session s(job->target);
+  DllSession s(job->target);
   s.communicators();
   REQUIRE(s.select(kHalo));
   int ranks[2] = {-9, -9};
@@ -84,7 +84,7 @@ TEST_CASE("mqs DLL: the group of a communicator is its world ranks", "[mqs]") {
 
 TEST_CASE("mqs DLL: pending sends in issue order with peers, tags and lengths", "[mqs]") {
   auto job = standardJob();
-  Session s(job->target);
+  DllSession s(job->target);
   s.communicators();
   REQUIRE(s.select(kWorld));
   int code = -1;
@@ -133,7 +133,7 @@ TEST_CASE("mqs DLL: pending sends in issue order with peers, tags and lengths", 
 
 TEST_CASE("mqs DLL: pending receives, wildcards and the blocking MPI_Recv", "[mqs]") {
   auto job = standardJob();
-  Session s(job->target);
+  DllSession s(job->target);
   s.communicators();
   REQUIRE(s.select(kWorld));
   auto recvs = s.operations(mqs_pending_receives);
@@ -184,7 +184,7 @@ TEST_CASE("mqs DLL: each blocking call lands in its queue", "[mqs]") {
     FakeJob job;
     job.addComm(0, {kHalo, "halo", 0, {3, 2}});
     job.setCall({row.function, 2, 1, true, 3, kHalo});
-    Session s(job.target);
+    DllSession s(job.target);
     s.communicators();
     REQUIRE(s.select(kHalo));
     auto sends = s.operations(mqs_pending_sends);
@@ -203,7 +203,7 @@ TEST_CASE("mqs DLL: each blocking call lands in its queue", "[mqs]") {
 
 TEST_CASE("mqs DLL: the unexpected-message queue is not kept", "[mqs]") {
   auto job = standardJob();
-  Session s(job->target);
+  DllSession s(job->target);
   s.communicators();
   REQUIRE(s.select(kWorld));
   int code = -1;
@@ -215,7 +215,7 @@ TEST_CASE("mqs DLL: the unexpected-message queue is not kept", "[mqs]") {
 
 TEST_CASE("mqs DLL: collective state per class", "[mqs]") {
   auto job = standardJob();
-  Session s(job->target);
+  DllSession s(job->target);
   s.communicators();
   struct Row {
     std::uint64_t comm;
@@ -257,7 +257,7 @@ TEST_CASE("mqs DLL: collective state per class", "[mqs]") {
 
 TEST_CASE("mqs DLL: pending nonblocking collectives", "[mqs]") {
   auto job = standardJob();
-  Session s(job->target);
+  DllSession s(job->target);
   s.communicators();
   REQUIRE(s.select(kWorld));
   auto world = s.operations(MPIDBG_MQS_PENDING_COLLECTIVES);
@@ -281,7 +281,7 @@ TEST_CASE("mqs DLL: pending nonblocking collectives", "[mqs]") {
 
 TEST_CASE("mqs DLL: collective history is oldest first after the ring wraps", "[mqs]") {
   auto job = standardJob();  // 6 records written into 4 slots
-  Session s(job->target);
+  DllSession s(job->target);
   int code = -1;
   auto history = s.history(&code);
   REQUIRE(code == mqs_ok);
@@ -308,7 +308,7 @@ TEST_CASE("mqs DLL: collective history is oldest first after the ring wraps", "[
   FakeJob fresh;  // before the ring fills
   fresh.addHistory(1, kWorld, "MPI_Barrier", -1, -1);
   fresh.addHistory(2, kWorld, "MPI_Reduce", 0, 5);
-  Session t(fresh.target);
+  DllSession t(fresh.target);
   auto two = t.history();
   REQUIRE(two.size() == 2);
   CHECK(std::string(two[0].function) == "MPI_Barrier");
@@ -319,7 +319,7 @@ TEST_CASE("mqs DLL: collective history is oldest first after the ring wraps", "[
 TEST_CASE("mqs DLL: the current call and its requests", "[mqs]") {
   FakeJob job;
   job.setCall({"MPI_Waitall", 0, 0, false, 0, 0, 0, 91, {0xac000001, 0xac000002, 0xac000003}});
-  Session s(job.target);
+  DllSession s(job.target);
   mpidbg_mqs_call call;
   std::memset(&call, 0x5a, sizeof call);
   REQUIRE(s.dll.getCall(s.process(), &call) == mqs_ok);
@@ -355,7 +355,7 @@ TEST_CASE("mqs DLL: the current call and its requests", "[mqs]") {
 
 TEST_CASE("mqs DLL: last operation detail only right after an operation", "[mqs]") {
   auto job = standardJob();
-  Session s(job->target);
+  DllSession s(job->target);
   s.communicators();
   REQUIRE(s.select(kWorld));
   mpidbg_mqs_op_detail detail;
@@ -374,7 +374,7 @@ TEST_CASE("mqs DLL: last operation detail only right after an operation", "[mqs]
 
 TEST_CASE("mqs DLL: a big-endian target is read through mqs_target_to_host", "[mqs]") {
   auto job = standardJob(true);
-  Session s(job->target);
+  DllSession s(job->target);
   REQUIRE(s.processCode == mqs_ok);
   auto comms = s.communicators();
   REQUIRE(comms.size() == 2);
@@ -414,14 +414,14 @@ TEST_CASE("mqs DLL: the communicator seqlock is retried, then the slot skipped",
       }
       return true;
     };
-    Session s(job->target);
+    DllSession s(job->target);
     auto comms = s.communicators();
     CHECK(step == 3);
     REQUIRE(comms.size() == 2);
     CHECK(std::string(comms[1].name) == "renamed");
   }
   SECTION("a writer that never finishes") {
-    Session s(job->target);
+    DllSession s(job->target);
     job->target.onFetch = [&](std::uint64_t address, int size) {
       if (address <= version && version < address + static_cast<std::uint64_t>(size))
         job->target.writeInt(version, 1, 4);  // odd: inside a write
@@ -440,7 +440,7 @@ TEST_CASE("mqs DLL: the communicator seqlock is retried, then the slot skipped",
 TEST_CASE("mqs DLL: a call record that never settles is an error", "[mqs]") {
   FakeJob job;
   job.setCall({"MPI_Recv", 1, 0, true, 0, kWorld});
-  Session s(job.target);
+  DllSession s(job.target);
   const std::uint64_t version = job.call + job.layout.at("call", "version").offset;
   std::uint32_t v = 10;
   job.target.onFetch = [&](std::uint64_t, int) {
@@ -456,7 +456,7 @@ TEST_CASE("mqs DLL: a call record that never settles is an error", "[mqs]") {
 TEST_CASE("mqs DLL: before MPI_Init the runtime is not attached", "[mqs]") {
   FakeJob job;
   job.root().set("magic", 0);
-  Session s(job.target);
+  DllSession s(job.target);
   CHECK(s.processCode == mqs_ok);  // the layout table is fine
   CHECK(s.hasQueuesCode >= mqs_first_user_code);
   CHECK(textOrNull(s.processMessage).find("MPI_Init") != std::string::npos);
@@ -470,7 +470,7 @@ TEST_CASE("mqs DLL: before MPI_Init the runtime is not attached", "[mqs]") {
 
 TEST_CASE("mqs DLL: one pass is one snapshot; the next pass sees new operations", "[mqs]") {
   auto job = standardJob();
-  Session s(job->target);
+  DllSession s(job->target);
   s.communicators();
   REQUIRE(s.select(kWorld));
   REQUIRE(s.operations(mqs_pending_sends).size() == 3);
@@ -487,7 +487,7 @@ TEST_CASE("mqs DLL: a layout without the added fields still reads", "[mqs]") {
   // root.op_overflow, op.version and coll.stamp came later without a version
   // bump, so a table without them is valid and read without those checks.
   auto job = standardJob(false, FakeLayout::standard(1, 8, false));
-  Session s(job->target);
+  DllSession s(job->target);
   REQUIRE(s.processCode == mqs_ok);
   REQUIRE(s.communicators().size() == 2);
   REQUIRE(s.select(kWorld));
@@ -518,7 +518,7 @@ TEST_CASE("mqs DLL: the op slot seqlock", "[mqs]") {
       }
       return true;
     };
-    Session s(job->target);
+    DllSession s(job->target);
     s.communicators();
     REQUIRE(s.select(kWorld));
     auto sends = s.operations(mqs_pending_sends);
@@ -529,7 +529,7 @@ TEST_CASE("mqs DLL: the op slot seqlock", "[mqs]") {
   SECTION("a slot that stays half-filled is skipped") {
     job->target.writeInt(version, 5, 4);  // odd: being filled
     clearDebugLines();
-    Session s(job->target);
+    DllSession s(job->target);
     s.communicators();
     REQUIRE(s.select(kWorld));
     auto sends = s.operations(mqs_pending_sends);
@@ -547,7 +547,7 @@ TEST_CASE("mqs DLL: history records are kept only with the right stamp", "[mqs]"
   // Record 3 (slot 2) still holds a stale record of an earlier lap.
   job->historySlot(2).set("stamp", 3 - FakeJob::kHistoryCapacity + 100);
   clearDebugLines();
-  Session s(job->target);
+  DllSession s(job->target);
   auto history = s.history();
   REQUIRE(history.size() == 2);
   CHECK(history[0].seq == 5);
@@ -559,7 +559,7 @@ TEST_CASE("mqs DLL: an overflowing op table is reported", "[mqs]") {
   auto job = standardJob();
   job->root().set("op_overflow", 12);
   clearDebugLines();
-  Session s(job->target);
+  DllSession s(job->target);
   s.communicators();
   REQUIRE(s.select(kWorld));
   CHECK(s.operations(mqs_pending_sends).size() == 3);
