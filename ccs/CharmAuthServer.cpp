@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "ccs/Auth.hpp"
+#include "mpidbg/Text.hpp"
 
 namespace mpidbg::ccs {
 namespace {
@@ -13,12 +14,6 @@ namespace {
 /// After the prefix, a request carries client id (4), reply salt r (4), the
 /// request hash (20) and the 40-byte plain header before its PE list and data.
 constexpr std::size_t kRequestHeadBytes = 4 + 4 + kCharmHashBytes + kHeaderSize;
-
-std::string hexByte(std::uint8_t b) {
-  char text[8];
-  std::snprintf(text, sizeof text, "0x%02x", b);
-  return text;
-}
 
 Expected<std::uint32_t> opensslRandom() {
   auto bytes = randomBytes(4);

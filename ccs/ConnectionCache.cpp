@@ -3,15 +3,12 @@
 
 #include <algorithm>
 
+#include "mpidbg/Deadline.hpp"
+
 namespace mpidbg::ccs {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::chrono::milliseconds left(Clock::time_point until) {
-  return std::max(std::chrono::milliseconds(0),
-                  std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()));
-}
 
 }  // namespace
 
@@ -44,19 +41,19 @@ Expected<std::vector<std::uint8_t>> ConnectionCache::call(const Endpoint& endpoi
   Clock::time_point until = Clock::now() + timeout;
   std::string key = endpoint.toString();
   if (auto cached = takeIdle(key)) {
-    auto reply = cached->call(request, left(until));
+    auto reply = cached->call(request, timeLeft(until));
     if (reply) {
       giveBack(key, std::move(cached));
       return reply;
     }
-    if (left(until).count() <= 0) return reply;
+    if (timeLeft(until).count() <= 0) return reply;
     // Fall through: the cached connection was stale; retry on a fresh one.
   }
-  auto remaining = left(until);
+  auto remaining = timeLeft(until);
   if (remaining.count() <= 0) return fail("no time left to connect to " + key);
   auto opened = Connection::open(endpoint, security_, std::min(connectTimeout_, remaining));
   if (!opened) return std::unexpected(opened.error());
-  auto reply = (*opened)->call(request, left(until));
+  auto reply = (*opened)->call(request, timeLeft(until));
   if (reply) giveBack(key, std::move(*opened));
   return reply;
 }

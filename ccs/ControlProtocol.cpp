@@ -199,6 +199,5 @@ Expected<std::vector<ControlReply>> decodeControlReplies(std::string_view input)
   return out;
 }
 
-#undef MPIDBG_TRY_ASSIGN
 
 }  // namespace mpidbg::ccs::proto

@@ -7,6 +7,7 @@
 
 #include "ccs/ConnectionCache.hpp"
 #include "ccs/WorkerPool.hpp"
+#include "mpidbg/Deadline.hpp"
 
 namespace mpidbg::ccs {
 namespace {
@@ -14,10 +15,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using Millis = std::chrono::milliseconds;
 using Bytes = std::vector<std::uint8_t>;
-
-Millis left(Clock::time_point until) {
-  return std::max(Millis(0), std::chrono::duration_cast<Millis>(until - Clock::now()));
-}
 
 /// What one part of a job produced: this PE's reply, or a child's subtree.
 struct Outcome {
@@ -175,7 +172,7 @@ void Forwarder::Shared::runChild(const std::shared_ptr<Job>& job, std::size_t in
                                  Clock::time_point childBy, Clock::time_point replyBy) {
   auto table = std::span(job->request.table).subspan(slice.begin, slice.size());
   const PeerEntry& child = table.front();
-  Millis childDeadline = left(childBy);
+  Millis childDeadline = timeLeft(childBy);
   if (childDeadline < Millis(1)) {
     job->finish(index, allMissing(table, "deadline too short to forward"));
     return;
@@ -190,7 +187,7 @@ void Forwarder::Shared::runChild(const std::shared_ptr<Job>& job, std::size_t in
     job->finish(index, allMissing(table, ccsRequest.error().message));
     return;
   }
-  auto reply = connections.call(child.endpoint(), *ccsRequest, left(replyBy));
+  auto reply = connections.call(child.endpoint(), *ccsRequest, timeLeft(replyBy));
   if (!reply) {
     log("PE " + std::to_string(child.pe) + " and its subtree missing: " + reply.error().message);
     job->finish(index, allMissing(table, reply.error().message));

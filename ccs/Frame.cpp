@@ -1,5 +1,6 @@
 // Plain CCS framing (../shared/protocols/ccs.md, "Plain request and reply").
 #include "ccs/Frame.hpp"
+#include "mpidbg/Text.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -15,12 +16,6 @@ constexpr std::uint32_t kPlainLengthLimit = 0x20000000u;
 constexpr std::uint8_t kSha1Marker = 0x80;
 
 enum Stage : int { kHeader = 0, kPeList = 1, kData = 2, kFailed = 3 };
-
-std::string hexByte(std::uint8_t b) {
-  char text[8];
-  std::snprintf(text, sizeof text, "0x%02x", b);
-  return text;
-}
 
 /// Moves bytes from `input` into `buffer` until it holds `needed`; true when it does.
 bool fill(std::vector<std::uint8_t>& buffer, std::size_t needed,

@@ -58,6 +58,5 @@ Expected<GdbServerReply> decodeGdbServerReply(std::string_view text) {
   return reply;
 }
 
-#undef MPIDBG_TRY_ASSIGN
 
 }  // namespace mpidbg::ccs::proto

@@ -7,7 +7,8 @@ namespace mpidbg::ccs::proto {
 
 namespace {
 
-void putInt(std::vector<std::uint8_t>& out, std::int32_t value) {
+/// Appends a big-endian 32-bit integer (Charm++ ships CpdList ints in network order).
+void putBigEndian32(std::vector<std::uint8_t>& out, std::int32_t value) {
   const auto u = static_cast<std::uint32_t>(value);
   for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<std::uint8_t>(u >> shift));
 }
@@ -59,7 +60,7 @@ class BodyReader {
 
 std::vector<std::uint8_t> encodeListLenRequest(std::string_view path) {
   std::vector<std::uint8_t> out;
-  putInt(out, static_cast<std::int32_t>(path.size()));
+  putBigEndian32(out, static_cast<std::int32_t>(path.size()));
   out.insert(out.end(), path.begin(), path.end());
   out.push_back(0);
   return out;
@@ -71,11 +72,11 @@ Expected<std::string> decodeListLenRequest(const std::vector<std::uint8_t>& body
 
 std::vector<std::uint8_t> encodeListItemsRequest(const ListItemsRequest& request) {
   std::vector<std::uint8_t> out;
-  putInt(out, request.lo);
-  putInt(out, request.hiPlus1);
-  putInt(out, static_cast<std::int32_t>(request.extra.size()));
+  putBigEndian32(out, request.lo);
+  putBigEndian32(out, request.hiPlus1);
+  putBigEndian32(out, static_cast<std::int32_t>(request.extra.size()));
   out.insert(out.end(), request.extra.begin(), request.extra.end());
-  putInt(out, static_cast<std::int32_t>(request.path.size()));
+  putBigEndian32(out, static_cast<std::int32_t>(request.path.size()));
   out.insert(out.end(), request.path.begin(), request.path.end());
   out.push_back(0);
   return out;
@@ -112,7 +113,7 @@ Expected<ListItemsRequest> decodeListItemsRequest(const std::vector<std::uint8_t
 
 std::vector<std::uint8_t> encodeListLength(std::int32_t length) {
   std::vector<std::uint8_t> out;
-  putInt(out, length);
+  putBigEndian32(out, length);
   return out;
 }
 

@@ -35,7 +35,8 @@ const char* typeName(unsigned code) {
   }
 }
 
-std::string hexByte(unsigned value) {
+/// Two lower-case hex digits of the low byte of `value` ("0a").
+std::string twoHexDigits(unsigned value) {
   char text[3];
   std::snprintf(text, sizeof text, "%02x", value & 0xffu);
   return text;
@@ -67,7 +68,7 @@ Node byteRecord(std::span<const std::uint8_t> bytes) {
   }
   if (text) return leaf(Node::Kind::String, std::string(bytes.begin(), bytes.begin() + length));
   std::string hex;
-  for (std::uint8_t c : bytes) hex += hexByte(c);
+  for (std::uint8_t c : bytes) hex += twoHexDigits(c);
   return leaf(Node::Kind::Bytes, std::move(hex));
 }
 
@@ -120,7 +121,7 @@ class Decoder {
     unsigned intro = in_[pos_++];
     unsigned lenLen = intro >> 4 & 3u, code = intro & 0xfu;
     if ((intro & 0xc0u) != 0 || lenLen == 3)
-      return fail("PUP fmt reply has a bad intro byte 0x" + hexByte(intro) + " at byte " +
+      return fail("PUP fmt reply has a bad intro byte 0x" + twoHexDigits(intro) + " at byte " +
                   std::to_string(start) + " (count width must be 0, 1 or 2)");
     std::size_t size = itemSize(code);
     if (size == 0)
@@ -304,7 +305,7 @@ std::string escape(std::string_view text) {
     } else if (c == '\r') {
       out += "\\r";
     } else if (c < 0x20 || c == 0x7f) {
-      out += "\\x" + hexByte(c);
+      out += "\\x" + twoHexDigits(c);
     } else {
       out += ch;
     }

@@ -25,22 +25,6 @@ constexpr std::array<OpList, 4> kOpLists = {{
     {&CommQueues::collectives, "collectives", "coll"},
 }};
 
-template <std::size_t N>
-Expected<std::size_t> lookupName(const std::array<std::string_view, N>& names, const std::string& key,
-                                 std::string_view value) {
-  for (std::size_t i = 0; i < N; ++i)
-    if (names[i] == value) return i;
-  return fail("key '" + key + "' has an unknown value '" + shorten(value) + "'");
-}
-
-void putHex(std::string& out, std::string_view key, std::uint64_t value) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-  put(out, key, text);
-}
-
-void putFlag(std::string& out, std::string_view key, bool value) { put(out, key, value ? "1" : "0"); }
-
 template <typename Int>
 std::string joinList(const std::vector<Int>& values, bool hex) {
   std::string out;
@@ -336,6 +320,5 @@ Expected<std::vector<RankQueues>> decodeRankQueuesList(std::string_view text) {
   return out;
 }
 
-#undef MPIDBG_TRY_ASSIGN
 
 }  // namespace mpidbg::ccs::proto

@@ -20,15 +20,6 @@ constexpr std::array<std::string_view, 4> kStateNames = {"running", "frozen", "i
 constexpr std::array<std::string_view, 7> kEventKinds = {"finalized", "exited",     "signal",   "abort",
                                                           "breakpoint", "stopped", "violation"};
 
-template <std::size_t N>
-Expected<std::size_t> lookupName(const std::array<std::string_view, N>& names, std::string_view key,
-                                 std::string_view value) {
-  for (std::size_t i = 0; i < N; ++i)
-    if (names[i] == value) return i;
-  return fail("key '" + std::string(key) + "' has an unknown value '" +
-              std::string(value.substr(0, 60)) + "'");
-}
-
 
 std::string joinCounts(const std::array<std::uint64_t, kCollClassCount>& counts) {
   std::string out;
@@ -350,6 +341,5 @@ Expected<ContinueRequest> decodeContinueRequest(std::string_view text) {
   return c;
 }
 
-#undef MPIDBG_TRY_ASSIGN
 
 }  // namespace mpidbg::ccs::proto

@@ -51,6 +51,5 @@ Expected<std::vector<RecordInfo>> decodeRecordInfos(std::string_view text) {
   return out;
 }
 
-#undef MPIDBG_TRY_ASSIGN
 
 }  // namespace mpidbg::ccs::proto

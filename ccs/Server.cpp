@@ -29,13 +29,6 @@ constexpr int kAcceptBudget = 64;
 /// starve the others.
 constexpr int kRequestsPerRound = 64;
 
-/// One watched external descriptor. `serial` tells a re-watched fd number
-/// apart from the entry a poll round saw.
-struct Watch {
-  std::uint64_t serial;
-  std::shared_ptr<std::function<void(short)>> onReady;
-};
-
 /// A registered handler, answering at once or through a Responder.
 using HandlerEntry = std::variant<Handler, AsyncHandler>;
 
@@ -50,6 +43,13 @@ std::string printable(std::string_view name) {
 }  // namespace
 
 struct Server::Impl {
+  /// One watched external descriptor. `serial` tells a re-watched fd number
+  /// apart from the entry a poll round saw.
+  struct Watch {
+    std::uint64_t serial;
+    std::shared_ptr<std::function<void(short)>> onReady;
+  };
+
   ServerOptions options;
   detail::LogFunction logLine;  // never throws (wraps options.log)
   ScopedFd listener;
@@ -327,7 +327,7 @@ void Server::invokeLocal(const Request& request, Responder responder) {
 
 void Server::watch(int fd, std::function<void(short revents)> onReady) {
   impl_->watches[fd] =
-      Watch{impl_->nextSerial++, std::make_shared<std::function<void(short)>>(std::move(onReady))};
+      Impl::Watch{impl_->nextSerial++, std::make_shared<std::function<void(short)>>(std::move(onReady))};
 }
 
 void Server::unwatch(int fd) { impl_->watches.erase(fd); }

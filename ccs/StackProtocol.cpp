@@ -16,8 +16,6 @@ constexpr std::size_t kMaxModules = 1u << 16;
 constexpr std::size_t kMaxThreads = 1u << 16;
 constexpr std::size_t kMaxFrames = 1u << 16;
 
-void putFlag(std::string& out, std::string_view key, bool value) { put(out, key, value ? "1" : "0"); }
-
 /// "M,0xOFFSET,E": module index, offset in hex, exact flag.
 std::string frameText(const StackFrame& f) {
   char text[48];
@@ -174,6 +172,5 @@ Expected<std::vector<RankStacks>> decodeRankStacksList(std::string_view text) {
   return out;
 }
 
-#undef MPIDBG_TRY_ASSIGN
 
 }  // namespace mpidbg::ccs::proto

@@ -1,6 +1,8 @@
 // The text record format of mpidbg's protocols (see ccs/TextRecord.hpp).
 #include "ccs/TextRecord.hpp"
 
+#include "mpidbg/Text.hpp"
+
 namespace mpidbg::ccs::proto {
 
 std::string shorten(std::string_view text, std::size_t maxChars) {
@@ -8,6 +10,10 @@ std::string shorten(std::string_view text, std::size_t maxChars) {
   for (char& ch : out)
     if (static_cast<unsigned char>(ch) < 0x20 || static_cast<unsigned char>(ch) >= 0x7f) ch = '?';
   return text.size() > maxChars ? out + "..." : out;
+}
+
+void putHex(std::string& out, std::string_view key, std::uint64_t value) {
+  put(out, key, hexText(value));
 }
 
 void put(std::string& out, std::string_view key, std::string_view value) {

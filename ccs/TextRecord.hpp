@@ -5,7 +5,9 @@
 // records separated by a line `--`, values escaped ('\\' -> "\\\\", newline ->
 // "\\n", carriage return -> "\\r", since a line's trailing CR is dropped as CRLF), integers decimal or 0x hex. Internal to the ccs library.
 
+#include <array>
 #include <charconv>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -32,6 +34,21 @@ void put(std::string& out, std::string_view key, std::string_view value);
 template <typename Int>
 void putInt(std::string& out, std::string_view key, Int value) {
   put(out, key, std::to_string(value));
+}
+
+/// Appends the line `key=0x<hex value>` to `out`.
+void putHex(std::string& out, std::string_view key, std::uint64_t value);
+/// Appends the line `key=1` or `key=0` to `out`.
+inline void putFlag(std::string& out, std::string_view key, bool value) { put(out, key, value ? "1" : "0"); }
+
+/// The index of `value` in `names`; Error "key 'K' has an unknown value 'V'"
+/// (V shortened) when it is not there.
+template <std::size_t N>
+Expected<std::size_t> lookupName(const std::array<std::string_view, N>& names, std::string_view key,
+                                 std::string_view value) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (names[i] == value) return i;
+  return fail("key '" + std::string(key) + "' has an unknown value '" + shorten(value) + "'");
 }
 
 /// One decoded record: key -> unescaped value. Errors name the key.

@@ -54,6 +54,5 @@ Expected<std::vector<ThreadLevelInfo>> decodeThreadLevels(std::string_view text)
   return out;
 }
 
-#undef MPIDBG_TRY_ASSIGN
 
 }  // namespace mpidbg::ccs::proto

@@ -12,7 +12,7 @@ namespace {
 constexpr std::size_t kMask = CommRegistry::kCapacity - 1;
 static_assert((CommRegistry::kCapacity & kMask) == 0, "capacity must be a power of two");
 /// Attempts before a reader skips a record that keeps changing.
-constexpr int kReadAttempts = 16;
+constexpr int kCommReadAttempts = 16;
 
 void storeName(CommRecord& r, std::string_view name) noexcept {
   char bytes[64] = {};
@@ -253,7 +253,7 @@ bool CommRegistry::readRecord(const CommRecord& r, ccs::proto::CommState& out, s
 std::string CommRegistry::nameOf(std::uint64_t handle) const {
   // find() does not modify the table; the const_cast only reuses its probe loop.
   if (const CommRecord* r = const_cast<CommRegistry*>(this)->find(handle)) {
-    for (int attempt = 0; attempt < kReadAttempts; ++attempt) {
+    for (int attempt = 0; attempt < kCommReadAttempts; ++attempt) {
       ccs::proto::CommState s;
       if (readRecord(*r, s) && s.handle == handle) return s.name;
     }
@@ -267,7 +267,7 @@ std::vector<ccs::proto::CommState> CommRegistry::snapshot() const {
   std::vector<ccs::proto::CommState> out;
   for (const CommRecord& r : slots_) {
     if (r.state.load(std::memory_order_acquire) != CommRecord::Live) continue;
-    for (int attempt = 0; attempt < kReadAttempts; ++attempt) {
+    for (int attempt = 0; attempt < kCommReadAttempts; ++attempt) {
       ccs::proto::CommState s;
       if (readRecord(r, s)) {
         out.push_back(std::move(s));
@@ -282,7 +282,7 @@ std::vector<ccs::proto::CommQueues> CommRegistry::queueSnapshot() const {
   std::vector<ccs::proto::CommQueues> out;
   for (const CommRecord& r : slots_) {
     if (r.state.load(std::memory_order_acquire) != CommRecord::Live) continue;
-    for (int attempt = 0; attempt < kReadAttempts; ++attempt) {
+    for (int attempt = 0; attempt < kCommReadAttempts; ++attempt) {
       ccs::proto::CommQueues q;
       if (readRecord(r, q.state, &q.worldRanks, &q.collSeq)) {
         out.push_back(std::move(q));

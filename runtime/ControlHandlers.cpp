@@ -13,14 +13,13 @@
 #include "Runtime.hpp"
 #include "ccs/Condition.hpp"
 #include "ccs/ControlProtocol.hpp"
+#include "mpidbg/Text.hpp"
 
 namespace mpidbg::rt {
 
 namespace {
 
 namespace proto = ccs::proto;
-
-std::vector<std::uint8_t> bytesOf(const std::string& text) { return {text.begin(), text.end()}; }
 
 std::string_view textOf(const ccs::Request& request) {
   return {reinterpret_cast<const char*>(request.data.data()), request.data.size()};

@@ -46,7 +46,7 @@ constexpr NameTable makeNameTable() {
 constinit const NameTable kNameTable = makeNameTable();
 
 /// Attempts before a reader gives up on a record that keeps changing.
-constexpr int kReadAttempts = 64;
+constexpr int kCallReadAttempts = 64;
 
 }  // namespace
 
@@ -68,7 +68,7 @@ std::string_view peerRoleName(PeerRole r) noexcept {
 }
 
 std::optional<MpiCallRecord> CurrentCall::read(WaitedRequests* requests) const noexcept {
-  for (int attempt = 0; attempt < kReadAttempts; ++attempt) {
+  for (int attempt = 0; attempt < kCallReadAttempts; ++attempt) {
     const std::uint32_t before = seq_.load(std::memory_order_acquire);
     if (before & 1u) continue;
     MpiCallRecord c;

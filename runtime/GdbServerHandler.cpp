@@ -28,6 +28,8 @@
 #include "Runtime.hpp"
 #include "ccs/GdbServerProtocol.hpp"
 #include "mpidbg/ScopedFd.hpp"
+#include "mpidbg/Text.hpp"
+#include "runtime/HostName.hpp"
 
 extern char** environ;
 
@@ -51,13 +53,6 @@ struct Listening {
   pid_t serverPid = 0;
 };
 
-std::vector<std::uint8_t> bytesOf(const std::string& text) { return {text.begin(), text.end()}; }
-
-std::string hostName() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return "this host";
-  return name;
-}
 
 /// The last non-empty line of `text`.
 std::string lastLine(std::string_view text) {
@@ -105,7 +100,7 @@ Expected<std::string> findExecutable(const std::string& name) {
     if (colon == std::string_view::npos) break;
     dirs.remove_prefix(colon + 1);
   }
-  return fail(name + " not found in PATH on " + hostName() +
+  return fail(name + " not found in PATH on " + thisHostName("this host") +
               "; install gdbserver there or set MPIDBG_GDBSERVER");
 }
 

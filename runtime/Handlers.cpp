@@ -19,14 +19,13 @@
 #include "ccs/AttachProtocol.hpp"
 #include "ccs/Frame.hpp"
 #include "ccs/GdbServerProtocol.hpp"
+#include "mpidbg/Text.hpp"
 
 namespace mpidbg::rt {
 
 namespace {
 
 namespace proto = ccs::proto;
-
-std::vector<std::uint8_t> bytesOf(const std::string& text) { return {text.begin(), text.end()}; }
 
 std::int64_t monotonicNs() noexcept {
   timespec ts{};

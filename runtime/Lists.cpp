@@ -25,6 +25,7 @@
 #include "ccs/ListProtocol.hpp"
 #include "mpidbg/mpidbg.h"
 #include "mpidbg/pup.hpp"
+#include "mpidbg/Text.hpp"
 
 namespace mpidbg::rt {
 
@@ -170,12 +171,6 @@ Expected<void> checkWatchName(const char* name) {
 
 namespace {
 
-std::string hex(std::uint64_t value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
-
 /// Up to kMaxValues values of a basic-datatype buffer, read with
 /// process_vm_readv (the buffer may be gone: an error code, not a crash).
 constexpr std::int64_t kMaxValues = 8;
@@ -228,7 +223,7 @@ std::string datatypeName(std::uint64_t t) {
       {MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR"}, {MPI_BYTE, "MPI_BYTE"}, {MPI_UNSIGNED_CHAR, "MPI_UNSIGNED_CHAR"}};
   for (const auto& [type, name] : kNames)
     if (handleKey(type) == t) return name;
-  return hex(t);
+  return hexText(t);
 }
 
 /// The pending operations of this rank now: the blocking call it is inside
@@ -257,7 +252,7 @@ std::vector<proto::PendingOp> pendingOps(Runtime& rt) {
 void pupPending(PUP::er& p, proto::PendingOp op, Runtime& rt) {
   std::string function = op.function;
   std::string kind(proto::opKindName(op.kind));
-  std::string comm = hex(op.comm);
+  std::string comm = hexText(op.comm);
   std::string commName = op.comm != 0 ? rt.comms().nameOf(op.comm) : std::string();
   std::int32_t peer = op.peer, tag = op.tag;
   std::int64_t count = op.count;
@@ -300,7 +295,7 @@ void registerListHandlers(ccs::Server& server, Runtime& runtime) {
         auto comms = rt->comms().snapshot();
         if (index < 0 || static_cast<std::size_t>(index) >= comms.size()) return;
         const proto::CommState& c = comms[static_cast<std::size_t>(index)];
-        std::string name = c.name, handle = hex(c.handle);
+        std::string name = c.name, handle = hexText(c.handle);
         std::int32_t size = c.size, rank = c.localRank, rootWorldRank = c.rootWorldRank;
         std::vector<std::string> active;
         for (std::size_t k = 0; k < proto::kCollClassCount; ++k)

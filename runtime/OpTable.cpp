@@ -18,7 +18,7 @@ namespace {
 constexpr std::size_t kMask = OpTable::kCapacity - 1;
 static_assert((OpTable::kCapacity & kMask) == 0, "capacity must be a power of two");
 /// Attempts before a reader skips a record that keeps changing.
-constexpr int kReadAttempts = 16;
+constexpr int kOpReadAttempts = 16;
 
 void beginWrite(OpRecord& r) noexcept {
   r.version.store(r.version.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
@@ -212,7 +212,7 @@ std::vector<ccs::proto::PendingOp> OpTable::snapshot() const {
   std::vector<std::pair<std::uint64_t, std::size_t>> order;  // (issued, index in out)
   for (const OpRecord& r : slots_) {
     if (r.state.load(std::memory_order_acquire) != MPIDBG_SLOT_LIVE) continue;
-    for (int attempt = 0; attempt < kReadAttempts; ++attempt) {
+    for (int attempt = 0; attempt < kOpReadAttempts; ++attempt) {
       ccs::proto::PendingOp op;
       std::uint64_t issued = 0;
       if (readOp(r, op, issued)) {

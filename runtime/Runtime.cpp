@@ -41,6 +41,7 @@
 #include "ccs/RecordProtocol.hpp"
 #include "ccs/ThreadLevelProtocol.hpp"
 #include "mpidbg/ScopedFd.hpp"
+#include "runtime/HostName.hpp"
 
 namespace mpidbg::rt {
 
@@ -104,11 +105,6 @@ std::string mpiLibrary() {
   return line;
 }
 
-std::string hostName() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return "unknown";
-  return name;
-}
 
 /// The host this rank's launcher placed it on, by the name the launcher
 /// uses: Hydra's MPIR_CVAR_CH3_INTERFACE_HOSTNAME (its -hosts entry for the
@@ -116,7 +112,7 @@ std::string hostName() {
 std::string launcherHostName() {
   for (const char* name : {"MPIR_CVAR_CH3_INTERFACE_HOSTNAME", "SLURMD_NODENAME"})
     if (const char* value = std::getenv(name); value && *value) return value;
-  return hostName();
+  return thisHostName("unknown");
 }
 
 /// The address the CCS server binds. MPIDBG_CCS_BIND names it: an address,
@@ -309,7 +305,7 @@ Expected<void> Runtime::registerWith(const ccs::Endpoint& where) {
   ccs::proto::Registration reg;
   reg.rank = rank_;
   reg.size = size_;
-  reg.host = hostName();
+  reg.host = thisHostName("unknown");
   reg.pid = static_cast<std::int32_t>(::getpid());
   reg.port = server_->endpoint().port;
   reg.address = server_->endpoint().host;
@@ -449,9 +445,9 @@ void Runtime::startListening(int providedThreadLevel, std::int32_t rank, std::in
         error = started.error().message;
       } else {
         std::string address = rt->server_->endpoint().host;
-        if (address.empty() || address == "0.0.0.0" || address == "::") address = hostName();
+        if (address.empty() || address == "0.0.0.0" || address == "::") address = thisHostName("unknown");
         const std::string text = address + " " + std::to_string(rt->server_->endpoint().port) + " " +
-                                 std::to_string(::getpid()) + " " + hostName();
+                                 std::to_string(::getpid()) + " " + thisHostName("unknown");
         std::memcpy(mine.data(), text.data(), std::min(text.size(), mine.size() - 1));
       }
     } catch (const std::exception& e) {

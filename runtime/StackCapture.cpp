@@ -13,6 +13,7 @@
 // loader lock is recursive, so a thread interrupted inside the loader can
 // still unwind itself).
 #include "StackCapture.hpp"
+#include "runtime/HostName.hpp"
 
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
@@ -66,7 +67,7 @@ struct Slot {
   bool exact[StackCapture::kMaxFrames];
 };
 
-std::atomic<Slot*> gSlots{nullptr};
+std::atomic<Slot*> gStackSlots{nullptr};
 /// Incremented (and futex-woken) by every handler that finished a slot.
 std::atomic<std::uint32_t> gFinished{0};
 std::atomic<std::int32_t> gHelperTid{0};
@@ -153,7 +154,7 @@ void unwindInto(Slot& slot, std::uint64_t interrupted) noexcept {
 /// a stale or stray signal, ignored), fills it, and wakes the helper.
 void onStackSignal(int, siginfo_t*, void* context) noexcept {
   const int savedErrno = errno;
-  if (Slot* slots = gSlots.load(std::memory_order_acquire)) {
+  if (Slot* slots = gStackSlots.load(std::memory_order_acquire)) {
     const std::int32_t me = currentTid();
     for (std::size_t i = 0; i < StackCapture::kMaxThreads; ++i) {
       Slot& slot = slots[i];
@@ -329,11 +330,6 @@ class ModuleMapper {
   std::vector<std::int32_t> moduleOf_;  ///< object index -> module index, -1 until a frame refers to it
 };
 
-std::string hostName() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof name - 1) != 0) return "unknown";
-  return name;
-}
 
 }  // namespace
 
@@ -382,7 +378,7 @@ void StackCapture::attach(std::int32_t rank, int freezeSignal) noexcept {
       unavailable_ = "stack capture is unavailable: out of memory for the frame buffers";
       return;
     }
-    gSlots.store(slots, std::memory_order_release);
+    gStackSlots.store(slots, std::memory_order_release);
     // Set up libunwind here, outside any handler (its first use initialises state).
     unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_NONE);
     unw_context_t context;
@@ -439,13 +435,13 @@ proto::RankStacks StackCapture::captureTargets(std::int32_t worldRank, const std
   proto::RankStacks out;
   out.worldRank = worldRank;
   out.pid = static_cast<std::int32_t>(::getpid());
-  out.host = hostName();
+  out.host = thisHostName("unknown");
   std::vector<Target> targets = applicationThreads();
   if (only)
     std::erase_if(targets, [only](const Target& t) {
       return std::find(only->begin(), only->end(), t.stack.tid) == only->end();
     });
-  Slot* slots = gSlots.load(std::memory_order_acquire);
+  Slot* slots = gStackSlots.load(std::memory_order_acquire);
   if (signal_ == 0 || !slots) {
     for (Target& t : targets) {
       t.stack.error = unavailable_;

@@ -66,7 +66,7 @@ struct CollSlot {
   MpiFunction function = MpiFunction::None;
 };
 std::mutex gSlotMutex;
-std::array<CollSlot, 64> gSlots{};
+std::array<CollSlot, 64> gCollSlots{};
 
 std::mutex gReportedMutex;
 std::set<std::string> gReported;  ///< "kind|function|other function"
@@ -150,7 +150,7 @@ void report(Runtime& rt, const std::string& key, const std::string& text, const 
 std::optional<CollSlot> claimComm(std::uint64_t comm, MpiFunction function, bool& claimed) noexcept {
   std::lock_guard lock(gSlotMutex);
   CollSlot* free = nullptr;
-  for (CollSlot& s : gSlots) {
+  for (CollSlot& s : gCollSlots) {
     if (s.comm == comm) return s;
     if (s.comm == 0 && !free) free = &s;
   }
@@ -161,7 +161,7 @@ std::optional<CollSlot> claimComm(std::uint64_t comm, MpiFunction function, bool
 
 void releaseComm() noexcept {
   std::lock_guard lock(gSlotMutex);
-  for (CollSlot& s : gSlots)
+  for (CollSlot& s : gCollSlots)
     if (s.comm != 0 && s.tid == myTid()) s = {};
 }
 

@@ -16,6 +16,7 @@
 #include "debugger/cli/JsonOutput.hpp"
 #include "debugger/core/StackQuery.hpp"
 #include "debugger/core/stacks/StackRender.hpp"
+#include "mpidbg/Text.hpp"
 
 namespace mpidbg::cli {
 
@@ -27,11 +28,6 @@ using Json = nlohmann::json;
 /// Idle time after which the terminal progress line appears.
 constexpr std::chrono::seconds kProgressAfter{5};
 
-std::string hex(std::uint64_t value) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(value));
-  return buf;
-}
 
 /// "3 s", "2.5 s": seconds for a human, one decimal only when needed.
 std::string seconds(double s) {
@@ -207,7 +203,7 @@ Json queuesToJson(const core::HangInput& input) {
     Json comms = Json::array();
     for (const auto& c : q.comms) {
       comms.push_back({{"name", c.state.name},
-                       {"handle", hex(c.state.handle)},
+                       {"handle", hexText(c.state.handle)},
                        {"size", c.state.size},
                        {"rank", c.state.localRank},
                        {"sends", opsToJson(c.sends)},

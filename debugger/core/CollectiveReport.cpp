@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "debugger/core/Grouping.hpp"
+#include "mpidbg/Text.hpp"
 
 namespace mpidbg::core {
 
@@ -33,17 +34,12 @@ bool inBlocking(const Communicator& comm, int rank, const proto::CommState& s, s
   return call.comm == s.handle && call.function == proto::collName(static_cast<proto::CollClass>(c));
 }
 
-std::string hex(std::uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 /// The members of `comm` grouped by the handle value ("0x84000003") each
 /// holds for it: one group unless it is one communicator by uid.
 std::vector<RankGroup> handleGroups(const Communicator& comm) {
   std::map<int, std::string> byRank;
-  for (const auto& [rank, s] : comm.members) byRank[rank] = hex(s.handle);
+  for (const auto& [rank, s] : comm.members) byRank[rank] = hexText(s.handle);
   return groupByText(byRank);
 }
 
@@ -263,9 +259,9 @@ nlohmann::json collectivesToJson(const std::vector<RankView>& views,
                              {"rank_list", nb.ranks.toVector()}});
     const std::uint64_t uid = report.comm->members.begin()->second.uid;
     comms.push_back({{"name", report.comm->name},
-                     {"handle", hex(report.comm->members.begin()->second.handle)},
+                     {"handle", hexText(report.comm->members.begin()->second.handle)},
                      {"handles", std::move(handles)},
-                     {"uid", uid != 0 ? nlohmann::json(hex(uid)) : nlohmann::json(nullptr)},
+                     {"uid", uid != 0 ? nlohmann::json(hexText(uid)) : nlohmann::json(nullptr)},
                      {"size", report.comm->size},
                      {"collectives", std::move(classes)},
                      {"unreported",

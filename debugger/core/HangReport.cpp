@@ -9,6 +9,7 @@
 
 #include "debugger/core/Grouping.hpp"
 #include "debugger/core/StatusReport.hpp"
+#include "mpidbg/Text.hpp"
 
 namespace mpidbg::core {
 
@@ -16,11 +17,6 @@ namespace proto = ccs::proto;
 
 namespace {
 
-std::string hex(std::uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 /// What a rank is doing, as far as the verdict cares.
 enum class Kind { Blocked, Held, Finalize, Computing, NotStarted, Ended, Unreadable };
@@ -66,7 +62,7 @@ std::vector<int> membersOf(const proto::CommQueues& comm, int worldSize) {
 
 std::string commName(const proto::CommQueues* c, std::uint64_t handle) {
   if (c && !c->state.name.empty()) return c->state.name;
-  return "comm " + hex(handle);
+  return "comm " + hexText(handle);
 }
 
 /// The collective record of `rank` at position `seq` of communicator
@@ -336,9 +332,9 @@ class Analyzer {
       // without a uid the handle tells them apart.
       const std::string name =
           comm->state.uid != 0
-              ? (comm->state.name.empty() ? "uid " + hex(comm->state.uid)
-                                          : comm->state.name + " (uid " + hex(comm->state.uid) + ")")
-              : commName(comm, call.comm) + " (handle " + hex(call.comm) + ")";
+              ? (comm->state.name.empty() ? "uid " + hexText(comm->state.uid)
+                                          : comm->state.name + " (uid " + hexText(comm->state.uid) + ")")
+              : commName(comm, call.comm) + " (handle " + hexText(call.comm) + ")";
       byFunction[call.function][rank] = name;
       for (int m : membersOf(*comm, in_.worldSize)) members[call.function][name].insert(m);
     }
@@ -648,7 +644,7 @@ std::string describeOp(const proto::PendingOp& op) {
   std::string out = op.function + "(" + args + ")";
   if (op.kind == proto::PendingOp::Kind::Collective && op.collSeq > 0)
     out += " collective #" + std::to_string(op.collSeq);
-  if (op.request != 0) out += " request " + hex(op.request);
+  if (op.request != 0) out += " request " + hexText(op.request);
   std::vector<std::string> flags;
   if (op.blocking) flags.push_back("blocking");
   if (op.persistent) flags.push_back(op.active ? "persistent, started" : "persistent, not started");

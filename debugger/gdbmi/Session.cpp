@@ -6,6 +6,7 @@
 
 #include "debugger/gdbmi/CString.hpp"
 #include "debugger/gdbmi/Parser.hpp"
+#include "mpidbg/Deadline.hpp"
 
 namespace mpidbg::gdbmi {
 namespace {
@@ -17,11 +18,6 @@ using std::chrono::milliseconds;
 constexpr std::size_t kMaxEvents = 1024;
 
 std::string ms(milliseconds t) { return std::to_string(t.count()) + " ms"; }
-
-milliseconds leftUntil(Clock::time_point deadline) {
-  return std::max(milliseconds(0),
-                  std::chrono::duration_cast<milliseconds>(deadline - Clock::now()));
-}
 
 std::string lastLine(std::string_view text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
@@ -82,7 +78,7 @@ Session::~Session() {
         auto line = reader_.readLine(std::min(deadline, Clock::now() + milliseconds(20)));
         if (!line && line.error() == LineReader::Failure::Closed) break;
       }
-      gdb_.waitExit(leftUntil(deadline));
+      gdb_.waitExit(timeLeft(deadline));
     }
   }
   gdb_.kill();
@@ -201,7 +197,7 @@ Expected<void> Session::attach(pid_t pid, milliseconds timeout) {
   if (reply->isError()) return fail(what + reply->errorMessage());
   attached_ = pid;
   if (!stopped_) {
-    auto stop = waitForAsync("stopped", leftUntil(deadline));
+    auto stop = waitForAsync("stopped", timeLeft(deadline));
     if (!stop) return fail(what + stop.error().message);
   }
   return {};
@@ -223,7 +219,7 @@ Expected<void> Session::connectRemote(const std::string& host, std::uint16_t por
     return r.recordClass == "thread-group-started";
   });
   if (hasProcess && !stopped_) {
-    auto stop = waitForAsync("stopped", leftUntil(deadline));
+    auto stop = waitForAsync("stopped", timeLeft(deadline));
     if (!stop) return fail(what + stop.error().message);
   }
   return {};

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <utility>
+#include "mpidbg/Text.hpp"
 
 namespace mpidbg::core::stacks {
 
@@ -13,11 +14,6 @@ std::string baseName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-std::string hexNumber(std::uint64_t value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
-  return text;
-}
 
 bool childBefore(const StackNode& a, const StackNode& b) {
   if (a.ranks.first() != b.ranks.first()) return a.ranks.first() < b.ranks.first();
@@ -31,16 +27,16 @@ std::string frameLabel(const SymbolFrame& frame, NodeKey key) {
   // "??" or, for a folded run (foldUnknownRuns), "?? x17".
   if (frame.function.empty() || frame.function.starts_with("??")) {
     const std::string unknown = frame.function.empty() ? "??" : frame.function;
-    if (frame.module.empty()) return full ? unknown + " (" + hexNumber(frame.offset) + ")" : unknown;
+    if (frame.module.empty()) return full ? unknown + " (" + hexText(frame.offset) + ")" : unknown;
     std::string where = baseName(frame.module);
-    if (full) where += "+" + hexNumber(frame.offset);
+    if (full) where += "+" + hexText(frame.offset);
     return unknown + " (" + where + ")";
   }
   if (!full) return frame.function;
   if (!frame.file.empty() && frame.line > 0)
     return frame.function + " (" + baseName(frame.file) + ":" + std::to_string(frame.line) + ")";
   if (frame.source == SymbolSource::Symtab)
-    return frame.function + "+" + hexNumber(frame.symbolOffset) + " (" + baseName(frame.module) +
+    return frame.function + "+" + hexText(frame.symbolOffset) + " (" + baseName(frame.module) +
            ")";
   return frame.function;
 }
