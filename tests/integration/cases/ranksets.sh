@@ -95,17 +95,17 @@ case_ranksets_prompt_shows_the_focus() {
   tmux new-session -d -s "$session" -x 160 -y 50 \
     "env MPIDBG_IT_MARKER=$work HOME=$work $mpidbg -- $mpiexec -n 4 $examples/ring 2>$work/err; echo MPIDBG-EXIT=\$? >$work/exit; sleep 10"
   pane() { tmux capture-pane -t "$session" -p -S -100 2>/dev/null; }
-  for i in $(seq 1 300); do pane | grep -q "^(mpidbg)" && break; sleep 0.1; done
+  wait_until 300 "the prompt" pane_has "^(mpidbg)"
   tmux send-keys -t "$session" 'focus 1-2' Enter
-  for i in $(seq 1 100); do pane | grep -q "^(mpidbg \[1-2\])" && break; sleep 0.1; done
+  wait_until 100 "the prompt with the focus" pane_has "^(mpidbg \[1-2\])"
   tmux send-keys -t "$session" 'status' Enter
-  for i in $(seq 1 100); do pane | grep -q "^\[1-2\] frozen" && break; sleep 0.1; done
+  wait_until 100 "status with the focus" pane_has "^\[1-2\] frozen"
   tmux send-keys -t "$session" 'unfocus' Enter
   sleep 0.5
   tmux send-keys -t "$session" 'kill' Enter
   sleep 0.5
   tmux send-keys -t "$session" 'quit' Enter
-  for i in $(seq 1 100); do [ -s "$work/exit" ] && break; sleep 0.1; done
+  wait_until 100 "mpidbg to exit" nonempty "$work/exit"
   out="$(pane)"; err="$(cat "$work/err" 2>/dev/null)"
   tmux kill-session -t "$session" 2>/dev/null
   check_contains "$out" "(mpidbg [1-2]) status" "the prompt with the focus" &&
