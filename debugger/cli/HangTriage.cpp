@@ -303,9 +303,10 @@ int runHangTriage(core::Debugger& debugger, Console& console, const HangTriageOp
   const auto idle = detector.idleFor(Clock::now());
   core::HangInput input = debugger.queueStates();
   debugger.addCulpritFrames(input);
-  const core::HangVerdict verdict = core::analyzeHang(input);
   const core::StackInput stackInput = debugger.stacks();
   core::stacks::Symbolizer symbolizer;
+  input.callSites = core::mpiCallSites(stackInput, symbolizer);
+  const core::HangVerdict verdict = core::analyzeHang(input);
   const core::stacks::StackTree tree =
       core::buildStackTree(stackInput, core::stacks::NodeKey::Function, core::StackDepth::ToMpiCall, symbolizer);
   TriageJob job;

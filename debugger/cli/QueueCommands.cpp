@@ -5,6 +5,8 @@
 #include "debugger/cli/SetCommands.hpp"
 #include "debugger/core/CollectiveReport.hpp"
 #include "debugger/core/HangReport.hpp"
+#include "debugger/core/StackQuery.hpp"
+#include "debugger/core/stacks/Symbolizer.hpp"
 #include "mpidbg/Text.hpp"
 
 namespace mpidbg::cli {
@@ -51,7 +53,18 @@ CommandResult doHang(Context& ctx, std::string_view args) {
   }
   if (auto r = needJob(ctx); !r.ok) return r;
   core::HangInput input = memory ? ctx.debugger.queueStatesFromMemory() : ctx.debugger.queueStates();
-  if (frames) ctx.debugger.addCulpritFrames(input);
+  if (frames) {
+    ctx.debugger.addCulpritFrames(input);
+    // Where the ranks in MPI calls made them: their stacks, as `where` reads
+    // them (the runtime's capture, gdb for ranks gdb holds).
+    core::RankSet inCalls;
+    for (const auto& q : input.ranks)
+      if (q.error.empty() && q.call) inCalls.insert(q.worldRank);
+    if (!inCalls.empty()) {
+      core::stacks::Symbolizer symbolizer;
+      input.callSites = core::mpiCallSites(ctx.debugger.stacks(inCalls), symbolizer);
+    }
+  }
   const core::HangVerdict verdict = core::analyzeHang(input);
   CommandResult result;
   result.data = core::hangToJson(verdict);

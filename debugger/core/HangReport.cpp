@@ -97,8 +97,11 @@ class Analyzer {
     findWildcardDeadEnds();
     findHeldWaiters();
     suggest();
+    // The call site goes into the state line only: dead ends and culprits
+    // quote states in sentences of their own.
     for (const auto& [rank, node] : nodes_) {
-      v_.states[rank] = node.state;
+      const auto site = v_.callSites.find(rank);
+      v_.states[rank] = site == v_.callSites.end() ? node.state : node.state + " at " + site->second;
       if (node.q && !node.q->source.empty()) v_.sources[rank] = node.q->source;
     }
     v_.noHang = std::none_of(nodes_.begin(), nodes_.end(),
@@ -137,6 +140,9 @@ class Analyzer {
         n.state = "computing (not in MPI)";
         if (!q.frames.empty()) n.state += " in " + q.frames.front();
       }
+      if (n.kind == Kind::Blocked || n.kind == Kind::Finalize)
+        if (const auto site = in_.callSites.find(q.worldRank); site != in_.callSites.end())
+          v_.callSites[q.worldRank] = site->second;
       nodes_[q.worldRank] = std::move(n);
     }
     for (const auto& [rank, why] : in_.ended) nodes_[rank] = Node{Kind::Ended, why, nullptr};
@@ -759,7 +765,9 @@ std::string renderHang(const HangVerdict& v) {
       const int from = cycle[i], to = cycle[(i + 1) % cycle.size()];
       for (const auto& e : v.edges)
         if (e.from == from && e.to == to) {
-          out += "  rank " + std::to_string(from) + " waits in " + e.why + " for rank " + std::to_string(to) + "\n";
+          out += "  rank " + std::to_string(from) + " waits in " + e.why + " for rank " + std::to_string(to);
+          if (const auto site = v.callSites.find(from); site != v.callSites.end()) out += ", at " + site->second;
+          out += "\n";
           break;
         }
     }
@@ -801,6 +809,9 @@ nlohmann::json hangToJson(const HangVerdict& v) {
   for (const auto& [rank, h] : v.held)
     j["held"].push_back({{"rank", rank}, {"how", h.how}, {"waiters", h.waiters.toVector()}});
   j["only_held"] = v.onlyHeld;
+  j["call_sites"] = nlohmann::json::array();
+  for (const auto& g : groupByText(v.callSites))
+    j["call_sites"].push_back({{"ranks", g.ranks.toString()}, {"rank_list", g.ranks.toVector()}, {"site", g.text}});
   j["sources"] = nlohmann::json::array();
   for (const auto& g : groupByText(v.sources))
     j["sources"].push_back({{"ranks", g.ranks.toString()}, {"rank_list", g.ranks.toVector()}, {"source", g.text}});

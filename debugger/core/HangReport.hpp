@@ -21,6 +21,9 @@ struct HangInput {
   std::map<int, std::string> ended;
   /// Ranks that are alive but could not be read, with the reason.
   std::map<int, std::string> unreadable;
+  /// Where each rank made the MPI call it is in, as mpiCallSites gives it
+  /// ("deadlock.c:19 in main"); ranks without one are left out.
+  std::map<int, std::string> callSites;
 };
 
 /// One edge of the wait-for graph: `from` cannot return from its MPI call
@@ -80,6 +83,10 @@ struct HangVerdict {
   bool onlyHeld = false;
   /// Ranks to look at in gdb first.
   RankSet suggested;
+  /// Where each rank that waits in MPI made that call (HangInput::callSites,
+  /// for the ranks the verdict sees in an MPI call): "deadlock.c:19 in main".
+  /// Also appended to those ranks' states and cycle lines (" at ...").
+  std::map<int, std::string> callSites;
   /// Where each read rank's state came from: "ccs", "mqs:libmpidbg-mqs.so",
   /// "core:core.1234" (RankQueues::source).
   std::map<int, std::string> sources;
@@ -101,7 +108,8 @@ std::string renderHang(const HangVerdict& verdict);
 /// "mismatches":[..], "edges":[{"from":0,"to":2,"why":..,"any_source":false}],
 /// "cycles":[[0,2]], "culprits":[{"rank":7,"doing":..}], "suggested":[0,2],
 /// "no_hang":false, "held":[{"rank":1,"how":"frozen (--now) in application code",
-/// "waiters":[0,2,3]}], "only_held":false, "sources":[{"ranks":"[0-3]","rank_list":[0,1,2,3],"source":"ccs"}]};
+/// "waiters":[0,2,3]}], "only_held":false, "sources":[{"ranks":"[0-3]","rank_list":[0,1,2,3],"source":"ccs"}],
+/// "call_sites":[{"ranks":"[0-1,3]","rank_list":[0,1,3],"site":"deadlock.c:25 in main"}]};
 /// states carry "rank_list" beside "ranks" too. Documented in docs/commands.md
 /// ("hang") and docs/json-schema.md ("hang").
 nlohmann::json hangToJson(const HangVerdict& verdict);

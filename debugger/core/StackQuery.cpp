@@ -2,12 +2,14 @@
 // `equiv` read.
 #include "debugger/core/StackQuery.hpp"
 
+#include <algorithm>
 #include <future>
 #include <mutex>
 #include <optional>
 
 #include "debugger/core/Debugger.hpp"
 #include "debugger/core/stacks/Machinery.hpp"
+#include "mpidbg/Text.hpp"
 
 namespace mpidbg::core {
 
@@ -258,6 +260,59 @@ StackInput Debugger::stacks(const RankSet& wanted) {
   }
   for (auto& job : running) finish(job);
   return input;
+}
+
+namespace {
+
+/// "deadlock.c:19 in main" for the caller of the MPI call in `frames`
+/// (innermost first, already cut at the MPI call), or "" when there is none.
+std::string callSiteOf(const std::vector<stacks::SymbolFrame>& frames) {
+  if (frames.size() < 2 || mpiEntryOf(frames[0].function).empty()) return "";
+  // The caller, past the runtime's and the MPI library's own frames (a
+  // wrapper that tail-calls its helper leaves the helper as the caller).
+  std::size_t i = 1;
+  while (i + 1 < frames.size() && !frames[i].module.empty() &&
+         stacks::objectRole(frames[i].module) != stacks::ObjectRole::Application &&
+         stacks::objectRole(frames[i].module) != stacks::ObjectRole::System)
+    ++i;
+  const stacks::SymbolFrame& caller = frames[i];
+  if (!caller.file.empty() && caller.line > 0)
+    return caller.file.substr(caller.file.rfind('/') + 1) + ":" + std::to_string(caller.line) + " in " + caller.function;
+  if (caller.module.empty()) return caller.function;
+  const std::string object = caller.module.substr(caller.module.rfind('/') + 1);
+  // gdb's frames carry the object but no offset.
+  if (caller.offset == 0) return caller.function + " (" + object + ")";
+  return object + "+" + hexText(caller.offset) + " in " + caller.function;
+}
+
+}  // namespace
+
+std::map<int, std::string> mpiCallSites(const StackInput& input, stacks::Symbolizer& symbolizer) {
+  std::map<int, std::string> sites;
+  const auto cut = [](std::vector<stacks::SymbolFrame> frames) {
+    return cutAtMpiCall(cutRuntimeHandler(nameMain(std::move(frames))));
+  };
+  for (const proto::RankStacks& rank : input.captured) {
+    for (const proto::ThreadStack& t : rank.threads) {
+      if (!t.mainThread || !t.error.empty()) continue;
+      std::vector<stacks::SymbolFrame> frames;
+      for (const proto::StackFrame& f : t.frames) {
+        const stacks::Symbolized& s = symbolizer.symbolize(rank, f);
+        frames.insert(frames.end(), s.frames.begin(), s.frames.end());
+      }
+      if (std::string site = callSiteOf(cut(std::move(frames))); !site.empty()) sites[rank.worldRank] = std::move(site);
+    }
+  }
+  for (const auto& [rank, threads] : input.viaGdb) {
+    if (threads.empty()) continue;
+    // gdb's thread 1 is the main thread; `thread apply all bt` prints it last.
+    const auto main = std::find_if(threads.begin(), threads.end(), [](const GdbThread& t) { return t.number == 1; });
+    const GdbThread& thread = main != threads.end() ? *main : threads.front();
+    std::vector<stacks::SymbolFrame> frames;
+    for (const auto& g : thread.frames) frames.push_back(fromGdb(g));
+    if (std::string site = callSiteOf(cut(std::move(frames))); !site.empty()) sites[rank] = std::move(site);
+  }
+  return sites;
 }
 
 std::string renderViolationStacks(const std::string& encoded) {

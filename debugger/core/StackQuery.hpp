@@ -96,6 +96,16 @@ std::vector<stacks::SymbolFrame> cutRuntimeHandler(std::vector<stacks::SymbolFra
 /// when neither is there.
 std::vector<stacks::SymbolFrame> cutAboveMain(std::vector<stacks::SymbolFrame> frames);
 
+/// Where each rank of `input` made the MPI call its main thread is in: the
+/// caller of the outermost MPI_* / PMPI_* frame, as "deadlock.c:19 in main"
+/// (file without its directory), "solver+0x1a2b in solve" when the binary
+/// has no line information, "solver+0x1a2b in ??" without symbols ("?? (solver)"
+/// from gdb, which gives no offset). Ranks whose
+/// main thread is not in an MPI call (or was not read) are left out. Captured
+/// stacks are symbolized with `symbolizer`; gdb's frames are taken as gdb
+/// named them.
+std::map<int, std::string> mpiCallSites(const StackInput& input, stacks::Symbolizer& symbolizer);
+
 /// The stacks of a thread-level violation (ccs::proto::Event::stacks: the
 /// offending thread first, then the other one), one line per thread,
 /// outermost frame first and cut as `where` cuts them (at the MPI call, above

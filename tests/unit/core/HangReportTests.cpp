@@ -618,3 +618,36 @@ TEST_CASE("hang: a wildcard receive whose every sender is done with MPI is a dea
   v = analyzeHang(in);
   CHECK(v.deadEnds.empty());
 }
+
+TEST_CASE("hang: where each waiting rank made its MPI call is in its state and its cycle line", "[hang]") {
+  HangInput in;
+  in.worldSize = 3;
+  in.ranks.push_back(rank(0, 3, 0, p2p("MPI_Recv", "source", 1, 0)));
+  in.ranks.push_back(rank(1, 3, 0, p2p("MPI_Recv", "source", 0, 0)));
+  in.ranks.push_back(rank(2, 3, 0, std::nullopt));
+  in.ranks.back().phase = proto::MpiPhase::Finalizing;
+  in.ranks.back().call = finalizeCall();
+  in.callSites[0] = "ring.c:12 in exchange";
+  in.callSites[1] = "ring.c:12 in exchange";
+  in.callSites[2] = "ring.c:30 in main";
+  const HangVerdict v = analyzeHang(in);
+  REQUIRE(v.cycles.size() == 1);
+  CHECK(v.states.at(0) == "blocked in MPI_Recv(source=1, tag=0, comm=MPI_COMM_WORLD) at ring.c:12 in exchange");
+  CHECK(v.states.at(2) == "in MPI_Finalize (a bystander) at ring.c:30 in main");
+  const std::string text = renderHang(v);
+  CHECK_THAT(text, Catch::Contains("  [0] blocked in MPI_Recv(source=1, tag=0, comm=MPI_COMM_WORLD) at ring.c:12 in "
+                                   "exchange\n"));
+  CHECK_THAT(text, Catch::Contains("  rank 0 waits in MPI_Recv(source=1, tag=0, comm=MPI_COMM_WORLD) for rank 1, at "
+                                   "ring.c:12 in exchange\n"));
+  const auto j = hangToJson(v);
+  REQUIRE(j["call_sites"].size() == 2);
+  CHECK(j["call_sites"][0]["ranks"] == "[0-1]");
+  CHECK(j["call_sites"][0]["site"] == "ring.c:12 in exchange");
+  CHECK(j["call_sites"][1]["rank_list"] == nlohmann::json::array({2}));
+
+  // Without call sites (hang --no-frames) the lines are as before.
+  in.callSites.clear();
+  const HangVerdict bare = analyzeHang(in);
+  CHECK(bare.states.at(0) == "blocked in MPI_Recv(source=1, tag=0, comm=MPI_COMM_WORLD)");
+  CHECK(hangToJson(bare)["call_sites"].empty());
+}

@@ -193,3 +193,37 @@ TEST_CASE("where leaves out the MPI library's own threads unless asked", "[stack
   CHECK(none.threads == 0);
   CHECK_THAT(stacks::renderLeaves(all), Catch::Contains("libucs.so.0"));
 }
+
+TEST_CASE("mpiCallSites names the caller of the MPI call in each rank's main thread", "[stacks][query]") {
+  StackInput input;
+  GdbThread main0 = gdbThread(101, "solver", {"poll", "PMPI_Recv", "MPI_Recv", "exchange", "main"});
+  main0.number = 1;
+  main0.frames[3].file = "/home/me/src/ring.c";
+  main0.frames[3].line = 12;
+  GdbThread helper = gdbThread(102, "async", {"epoll_wait", "start_thread"});
+  helper.number = 2;
+  input.viaGdb[0] = {helper, main0};  // gdb prints thread 1 last
+  // No line information: the object and offset of the caller instead.
+  GdbThread main1 = gdbThread(201, "solver", {"nanosleep", "MPI_Allreduce_slow", "MPI_Allreduce", "??", "main"});
+  main1.number = 1;
+  main1.frames[3].module = "/opt/app/libsolver.so";
+  input.viaGdb[1] = {main1};
+  // Not in an MPI call: no call site.
+  GdbThread main2 = gdbThread(301, "solver", {"compute", "main"});
+  main2.number = 1;
+  input.viaGdb[2] = {main2};
+  // The runtime's wrapper tail-called its helper: the helper is skipped.
+  GdbThread main3 = gdbThread(401, "solver", {"nanosleep", "PMPI_Recv", "recvPlain", "main"});
+  main3.number = 1;
+  main3.frames[2].module = "/usr/lib/libmpidbg-rt.so";
+  main3.frames[3].file = "wildcard_done.c";
+  main3.frames[3].line = 9;
+  input.viaGdb[3] = {main3};
+  stacks::Symbolizer symbolizer;
+  const auto sites = mpiCallSites(input, symbolizer);
+  CHECK(sites.size() == 3);
+  CHECK(sites.at(3) == "wildcard_done.c:9 in main");
+  CHECK(sites.at(0) == "ring.c:12 in exchange");
+  CHECK(sites.at(1) == "?? (libsolver.so)");
+  CHECK_FALSE(sites.contains(2));
+}
