@@ -78,6 +78,7 @@ std::string encode(const RankStatus& s) {
   put(w, "state", stateName(s.state));
   putInt(w, "mpicalls", s.mpiCalls);
   if (!s.stop.empty()) put(w, "stop", s.stop);
+  if (s.stopNumber != 0) putInt(w, "stopno", s.stopNumber);
   if (s.call) appendCall(w, *s.call);
   return w;
 }
@@ -127,6 +128,7 @@ Expected<RankStatus> rankStatusFrom(const Record& r) {
   s.state = static_cast<RankState>(stateIndex);
   MPIDBG_TRY_ASSIGN(s.mpiCalls, r.integer<std::uint64_t>("mpicalls"));
   s.stop = r.text("stop", "");
+  if (r.has("stopno")) MPIDBG_TRY_ASSIGN(s.stopNumber, r.integer<std::uint32_t>("stopno"));
   MPIDBG_TRY_ASSIGN(s.call, callFrom(r));
   return s;
 }

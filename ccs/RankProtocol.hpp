@@ -75,7 +75,8 @@ struct MpiCall {
 };
 
 /// Reply of kStatusHandler. Keys: rank, size, state, mpicalls, stop (only
-/// while frozen), and the call.* keys when `call` is set.
+/// while frozen), stopno (only for a numbered stop), and the call.* keys
+/// when `call` is set.
 struct RankStatus {
   std::int32_t rank = 0;
   std::int32_t size = 0;
@@ -85,9 +86,14 @@ struct RankStatus {
   /// Why the rank is frozen (state Frozen), e.g. "at the end of MPI_Init",
   /// "breakpoint 1 at MPI_Bcast(root=0, count=16, comm=MPI_COMM_WORLD) call #3",
   /// "frozen at entry solver::step", "stepped to MPI_Send(...)", "frozen
-  /// (--now) in application code"; empty otherwise. Last member, so existing
-  /// aggregate initializers keep working.
+  /// (--now) in application code"; empty otherwise.
   std::string stop;
+  /// The number of that stop as its Breakpoint/Stopped event carries it
+  /// (Event::stop), so a front end that shows the stop in a status has seen
+  /// it before its event arrives (ContinueRequest); 0 when not stopped or
+  /// not numbered. Key `stopno`, only when non-zero. Last member, so
+  /// existing aggregate initializers keep working.
+  std::uint32_t stopNumber = 0;
 };
 
 /// Collective counters of one communicator in one rank (reply of

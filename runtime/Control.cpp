@@ -223,8 +223,9 @@ void Control::rearmLocked() noexcept {
   changeArmed(bits, bits | kArmHold);
 }
 
-std::string Control::stopText(Runtime&) const {
+std::string Control::stopText(Runtime&, std::uint32_t* number) const {
   std::lock_guard lock(mutex_);
+  if (number) *number = hold_.load(std::memory_order_acquire);
   if (!stopped()) return {};
   if (stopText_.empty() && stopKind_.load() == StopKind::Now) return "frozen (--now)";
   return stopText_;

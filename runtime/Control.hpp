@@ -139,8 +139,10 @@ class Control {
   /// True while the rank is stopped by a breakpoint, freeze or step.
   bool stopped() const noexcept { return hold_.load(std::memory_order_acquire) != 0; }
   /// The status line of the current stop ("breakpoint 1 at ..."); empty
-  /// when not stopped.
-  std::string stopText(Runtime& rt) const;
+  /// when not stopped. With `number`, also the stop's number as its event
+  /// carries it (ccs::proto::Event::stop; 0 when not stopped, or for a
+  /// freeze --now, which sends no event), read under the same lock.
+  std::string stopText(Runtime& rt, std::uint32_t* number = nullptr) const;
 
   // ---- MPI threads ----
   /// A safe point with arguments `args` at MPI function `function` (or, when

@@ -118,9 +118,10 @@ void registerControlHandlers(ccs::Server& server, Runtime& runtime) {
                     }));
 }
 
-std::string stopTextOf(Runtime& rt) {
+std::string stopTextOf(Runtime& rt, std::uint32_t* number) {
   Control& control = Control::instance();
-  if (control.stopped()) return control.stopText(rt);
+  if (number) *number = 0;
+  if (control.stopped()) return control.stopText(rt, number);
   if (heldAtInit(rt)) return "at the end of MPI_Init";
   return {};
 }

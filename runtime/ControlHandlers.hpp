@@ -16,7 +16,8 @@ class Runtime;
 void registerControlHandlers(ccs::Server& server, Runtime& runtime);
 
 /// The `stop` text of RankStatus: the control stop's text, "at the end of
-/// MPI_Init" while held there, else empty.
-std::string stopTextOf(Runtime& rt);
+/// MPI_Init" while held there, else empty. With `number`, RankStatus's
+/// `stopNumber` too (the control stop's number; 0 otherwise).
+std::string stopTextOf(Runtime& rt, std::uint32_t* number = nullptr);
 
 }  // namespace mpidbg::rt

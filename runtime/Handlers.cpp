@@ -41,7 +41,7 @@ proto::RankStatus status(Runtime& rt) {
   s.mpiCalls = rt.mpiCalls();
   const std::optional<MpiCallRecord> call = rt.currentCall().read();
   s.state = rt.state(call.has_value());
-  s.stop = stopTextOf(rt);
+  s.stop = stopTextOf(rt, &s.stopNumber);
   if (!s.stop.empty()) s.state = proto::RankState::Frozen;
   if (call) s.call = wireCallOf(rt, *call);
   return s;

@@ -427,6 +427,9 @@ int main(int argc, char** argv) {
     const bool ok = runCommands(context);
     if (debugger.attached() && debugger.jobAlive()) {
       debugger.detach();
+      // Events that came before or during the detach (the event channels are
+      // closed now) go before the line that ends the session.
+      console.drainNotices();
       const std::string left = "Detached from the job; it runs on (attach again with: mpidbg attach " +
                                (!attachFile.empty() ? attachFile
                                 : attachPid > 0     ? "--pid " + std::to_string(attachPid)

@@ -411,7 +411,10 @@ std::vector<RankView> Debugger::views(const RankSet& ranks) {
       bad[from] = "bad status reply: " + decoded.error().message;
       return;
     }
-    for (auto& s : *decoded) statuses[s.rank] = std::move(s);
+    for (auto& s : *decoded) {
+      if (s.stopNumber != 0) job_.sawStop(s.rank, s.stopNumber);
+      statuses[s.rank] = std::move(s);
+    }
   };
   if (!gathered.payload.empty()) take(textOf(gathered.payload), -1);
   for (const auto& [rank, bytes] : gathered.byRank) take(textOf(bytes), rank);
@@ -476,6 +479,8 @@ std::map<int, std::string> Debugger::continueRanks(const RankSet& ranks) {
   const std::string data = proto::encode(request);
   const auto missing =
       gather(targets, proto::kContinueHandler, std::vector<std::uint8_t>(data.begin(), data.end())).missing;
+  for (const auto& info : targets)
+    if (!missing.count(info.rank)) job_.continued(info.rank, info.lastStop);
   // A rank that ended during the exchange is no longer stopped: nothing is
   // left to continue, and its end is reported as an event of its own.
   const auto ended = endedMeanwhile(missing);

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace mpidbg::core {
@@ -101,6 +102,11 @@ void Job::applyEvent(int rank, const ccs::proto::Event& event) {
   if (it == ranks_.end()) return;
   RankInfo& info = it->second;
   using Kind = ccs::proto::Event::Kind;
+  // The event of a stop that a continue already released (a status reply
+  // showed the stop before its event came): the stop is over.
+  if ((event.kind == Kind::Breakpoint || event.kind == Kind::Stopped) && event.stop != 0 &&
+      event.stop <= info.releasedStop)
+    return;
   switch (event.kind) {
     case Kind::Finalized:
       if (info.life == RankLife::Live) info.life = RankLife::Finalized;
@@ -142,9 +148,20 @@ void Job::applyEvent(int rank, const ccs::proto::Event& event) {
   }
   if (event.kind == Kind::Breakpoint || event.kind == Kind::Stopped) {
     ++events_;
-    if (event.stop != 0) info.lastStop = event.stop;
+    if (event.stop != 0) info.lastStop = std::max(info.lastStop, event.stop);
   }
   markChanged();
+}
+
+void Job::sawStop(int rank, std::uint32_t stop) {
+  std::lock_guard lock(mutex_);
+  if (auto it = ranks_.find(rank); it != ranks_.end()) it->second.lastStop = std::max(it->second.lastStop, stop);
+}
+
+void Job::continued(int rank, std::uint32_t seen) {
+  std::lock_guard lock(mutex_);
+  if (auto it = ranks_.find(rank); it != ranks_.end())
+    it->second.releasedStop = std::max(it->second.releasedStop, seen);
 }
 
 std::uint64_t Job::eventCount() const {

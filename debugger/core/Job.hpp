@@ -56,9 +56,14 @@ struct RankInfo {
   /// so it has no CCS endpoint; stacks come from gdb, queues from the MPI's
   /// message-queue DLL or its stack frames.
   bool noRuntime = false;
-  /// Number of the last stop event (breakpoint hit, freeze, step) received
-  /// from the rank; quoted in continues (ccs::proto::ContinueRequest).
+  /// Number of the last stop (breakpoint hit, freeze, step) the front end
+  /// has seen, from its event or from a status reply that showed it (the
+  /// status can come before the event); quoted in continues
+  /// (ccs::proto::ContinueRequest).
   std::uint32_t lastStop = 0;
+  /// The `seen` number the last continue quoted: the rank released every
+  /// stop up to it, so a late event of such a stop is over and dropped.
+  std::uint32_t releasedStop = 0;
 
   /// True while the process can still answer CCS requests.
   bool reachable() const {
@@ -99,8 +104,15 @@ class Job {
   /// launcher calls `node` (RankInfo::node; empty when not told). Same errors
   /// as addRank.
   Expected<void> addProcess(int rank, int size, pid_t pid, const std::string& host, const std::string& node = {});
-  /// Applies an event from `rank`'s channel.
+  /// Applies an event from `rank`'s channel. A breakpoint or stop event
+  /// whose stop a continue has released already (numbered at most
+  /// RankInfo::releasedStop) is dropped: neither shown nor counted.
   void applyEvent(int rank, const ccs::proto::Event& event);
+  /// A status reply showed `rank` in stop number `stop` (0: none): the stop
+  /// counts as seen (RankInfo::lastStop) even before its event arrives.
+  void sawStop(int rank, std::uint32_t stop);
+  /// A continue quoted `seen` for `rank` (RankInfo::releasedStop).
+  void continued(int rank, std::uint32_t seen);
   /// The rank's channel closed.
   void channelClosed(int rank);
   /// Marks whether gdb holds `rank`.

@@ -48,6 +48,19 @@ TEST_CASE("rank status round trip", "[ccs][proto]") {
     CHECK(back->state == RankState::InMpi);
     CHECK(back->mpiCalls == 123456789012ull);
     CHECK_FALSE(back->call.has_value());
+    CHECK(back->stopNumber == 0);
+    CHECK(encode(s).find("stopno") == std::string::npos);
+  }
+  SECTION("stopped, with the stop's number") {
+    s.state = RankState::Frozen;
+    s.stop = "breakpoint 1 at MPI_Bcast(root=0, count=16, comm=MPI_COMM_WORLD) call #3";
+    s.stopNumber = 4294967295u;
+    auto back = decodeRankStatus(encode(s));
+    REQUIRE(back.has_value());
+    CHECK(back->stop == s.stop);
+    CHECK(back->stopNumber == 4294967295u);
+    s.stopNumber = 0;
+    CHECK_FALSE(decodeRankStatus(encode(s) + "stopno=x\n").has_value());  // not a number
   }
   SECTION("with a call and escapes") {
     s.call = sampleCall();
