@@ -138,7 +138,10 @@ TEST_CASE("hang: different roots of the same collective differ too", "[hang]") {
   CHECK(v.mismatches[0].find("rank 0 called MPI_Bcast(root=0), rank 1 called MPI_Bcast(root=1)") != std::string::npos);
 }
 
-TEST_CASE("hang: receive-receive cycle", "[hang]") {
+namespace {
+
+/// Ranks 0 and 1 each in MPI_Recv from the other; rank 2 in MPI_Finalize.
+HangInput receiveCycle() {
   HangInput in;
   in.worldSize = 3;
   in.ranks.push_back(rank(0, 3, 0, p2p("MPI_Recv", "source", 1, 0)));
@@ -146,6 +149,13 @@ TEST_CASE("hang: receive-receive cycle", "[hang]") {
   in.ranks.push_back(rank(2, 3, 0, std::nullopt));
   in.ranks.back().phase = proto::MpiPhase::Finalizing;
   in.ranks.back().call = finalizeCall();
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("hang: receive-receive cycle", "[hang]") {
+  HangInput in = receiveCycle();
   const HangVerdict v = analyzeHang(in);
   REQUIRE(v.cycles.size() == 1);
   CHECK(v.cycles[0] == std::vector<int>{0, 1});
@@ -620,13 +630,7 @@ TEST_CASE("hang: a wildcard receive whose every sender is done with MPI is a dea
 }
 
 TEST_CASE("hang: where each waiting rank made its MPI call is in its state and its cycle line", "[hang]") {
-  HangInput in;
-  in.worldSize = 3;
-  in.ranks.push_back(rank(0, 3, 0, p2p("MPI_Recv", "source", 1, 0)));
-  in.ranks.push_back(rank(1, 3, 0, p2p("MPI_Recv", "source", 0, 0)));
-  in.ranks.push_back(rank(2, 3, 0, std::nullopt));
-  in.ranks.back().phase = proto::MpiPhase::Finalizing;
-  in.ranks.back().call = finalizeCall();
+  HangInput in = receiveCycle();
   in.callSites[0] = "ring.c:12 in exchange";
   in.callSites[1] = "ring.c:12 in exchange";
   in.callSites[2] = "ring.c:30 in main";
