@@ -199,5 +199,4 @@ Expected<std::vector<ControlReply>> decodeControlReplies(std::string_view input)
   return out;
 }
 
-
 }  // namespace mpidbg::ccs::proto

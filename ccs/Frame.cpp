@@ -1,11 +1,12 @@
 // Plain CCS framing (../shared/protocols/ccs.md, "Plain request and reply").
 #include "ccs/Frame.hpp"
-#include "mpidbg/Text.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <limits>
+
+#include "mpidbg/Text.hpp"
 
 namespace mpidbg::ccs {
 namespace {

@@ -58,5 +58,4 @@ Expected<GdbServerReply> decodeGdbServerReply(std::string_view text) {
   return reply;
 }
 
-
 }  // namespace mpidbg::ccs::proto

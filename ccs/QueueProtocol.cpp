@@ -320,5 +320,4 @@ Expected<std::vector<RankQueues>> decodeRankQueuesList(std::string_view text) {
   return out;
 }
 
-
 }  // namespace mpidbg::ccs::proto

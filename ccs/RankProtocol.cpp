@@ -343,5 +343,4 @@ Expected<ContinueRequest> decodeContinueRequest(std::string_view text) {
   return c;
 }
 
-
 }  // namespace mpidbg::ccs::proto

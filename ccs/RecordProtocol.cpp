@@ -51,5 +51,4 @@ Expected<std::vector<RecordInfo>> decodeRecordInfos(std::string_view text) {
   return out;
 }
 
-
 }  // namespace mpidbg::ccs::proto

@@ -172,5 +172,4 @@ Expected<std::vector<RankStacks>> decodeRankStacksList(std::string_view text) {
   return out;
 }
 
-
 }  // namespace mpidbg::ccs::proto

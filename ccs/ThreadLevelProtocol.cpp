@@ -54,5 +54,4 @@ Expected<std::vector<ThreadLevelInfo>> decodeThreadLevels(std::string_view text)
   return out;
 }
 
-
 }  // namespace mpidbg::ccs::proto

@@ -53,7 +53,6 @@ struct Listening {
   pid_t serverPid = 0;
 };
 
-
 /// The last non-empty line of `text`.
 std::string lastLine(std::string_view text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);

@@ -105,7 +105,6 @@ std::string mpiLibrary() {
   return line;
 }
 
-
 /// The host this rank's launcher placed it on, by the name the launcher
 /// uses: Hydra's MPIR_CVAR_CH3_INTERFACE_HOSTNAME (its -hosts entry for the
 /// rank), Slurm's SLURMD_NODENAME, else this machine's host name.

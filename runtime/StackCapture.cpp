@@ -330,7 +330,6 @@ class ModuleMapper {
   std::vector<std::int32_t> moduleOf_;  ///< object index -> module index, -1 until a frame refers to it
 };
 
-
 }  // namespace
 
 StackCapture& StackCapture::instance() noexcept {

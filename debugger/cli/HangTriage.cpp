@@ -28,7 +28,6 @@ using Json = nlohmann::json;
 /// Idle time after which the terminal progress line appears.
 constexpr std::chrono::seconds kProgressAfter{5};
 
-
 /// "3 s", "2.5 s": seconds for a human, one decimal only when needed.
 std::string seconds(double s) {
   char buf[32];

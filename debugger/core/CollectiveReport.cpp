@@ -34,7 +34,6 @@ bool inBlocking(const Communicator& comm, int rank, const proto::CommState& s, s
   return call.comm == s.handle && call.function == proto::collName(static_cast<proto::CollClass>(c));
 }
 
-
 /// The members of `comm` grouped by the handle value ("0x84000003") each
 /// holds for it: one group unless it is one communicator by uid.
 std::vector<RankGroup> handleGroups(const Communicator& comm) {

@@ -17,7 +17,6 @@ namespace proto = ccs::proto;
 
 namespace {
 
-
 /// What a rank is doing, as far as the verdict cares.
 enum class Kind { Blocked, Held, Finalize, Computing, NotStarted, Ended, Unreadable };
 

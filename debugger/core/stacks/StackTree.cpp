@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <utility>
+
 #include "mpidbg/Text.hpp"
 
 namespace mpidbg::core::stacks {
