@@ -3,6 +3,7 @@
 #include "ccs/Condition.hpp"
 
 #include "ccs/TextRecord.hpp"
+#include "mpidbg/MpiFunctions.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -18,90 +19,14 @@ constexpr std::array<std::string_view, kFieldCount> kFieldNames = {"dest",  "sou
 constexpr FieldSet D = bit(Field::Dest), S = bit(Field::Source), T = bit(Field::Tag), R = bit(Field::Root),
                    N = bit(Field::Count), C = bit(Field::Comm);
 
-/// Every breakpoint target: the MPI functions the runtime interposes
-/// (runtime/CurrentCall.hpp MpiFunction), matched to them by name.
-constexpr std::array<FunctionInfo, 77> kFunctions = {{
-    {"MPI_Barrier", C | kAlways},
-    {"MPI_Bcast", R | N | C | kAlways},
-    {"MPI_Allgather", N | C | kAlways},
-    {"MPI_Allgatherv", N | C | kAlways},
-    {"MPI_Allreduce", N | C | kAlways},
-    {"MPI_Alltoall", N | C | kAlways},
-    {"MPI_Alltoallv", C | kAlways},
-    {"MPI_Reduce_scatter", C | kAlways},
-    {"MPI_Reduce", R | N | C | kAlways},
-    {"MPI_Gather", R | N | C | kAlways},
-    {"MPI_Gatherv", R | N | C | kAlways},
-    {"MPI_Scan", N | C | kAlways},
-    {"MPI_Scatter", R | N | C | kAlways},
-    {"MPI_Scatterv", R | N | C | kAlways},
-    {"MPI_Send", D | T | N | C | kAlways},
-    {"MPI_Ssend", D | T | N | C | kAlways},
-    {"MPI_Bsend", D | T | N | C | kAlways},
-    {"MPI_Rsend", D | T | N | C | kAlways},
-    {"MPI_Recv", S | T | N | C | kAlways},
-    {"MPI_Sendrecv", D | S | T | N | C | kAlways},
-    {"MPI_Sendrecv_replace", D | S | T | N | C | kAlways},
-    {"MPI_Probe", S | T | C | kAlways},
-    {"MPI_Wait", kAlways},
-    {"MPI_Waitall", N | kAlways},
-    {"MPI_Waitany", N | kAlways},
-    {"MPI_Waitsome", N | kAlways},
-    {"MPI_Comm_dup", C | kAlways},
-    {"MPI_Comm_split", C | kAlways},
-    {"MPI_Comm_create", C | kAlways},
-    {"MPI_Comm_free", C | kAlways},
-    {"MPI_Finalize", kAlways},
-    {"MPI_Abort", C | kAlways},
-    // Nonblocking and persistent point to point, request completion.
-    {"MPI_Isend", D | T | N | C | kAlways},
-    {"MPI_Issend", D | T | N | C | kAlways},
-    {"MPI_Ibsend", D | T | N | C | kAlways},
-    {"MPI_Irsend", D | T | N | C | kAlways},
-    {"MPI_Irecv", S | T | N | C | kAlways},
-    {"MPI_Send_init", D | T | N | C | kAlways},
-    {"MPI_Ssend_init", D | T | N | C | kAlways},
-    {"MPI_Bsend_init", D | T | N | C | kAlways},
-    {"MPI_Rsend_init", D | T | N | C | kAlways},
-    {"MPI_Recv_init", S | T | N | C | kAlways},
-    {"MPI_Start", kAlways},
-    {"MPI_Startall", N | kAlways},
-    {"MPI_Request_free", kAlways},
-    {"MPI_Test", kAlways},
-    {"MPI_Testall", N | kAlways},
-    {"MPI_Testany", N | kAlways},
-    {"MPI_Testsome", N | kAlways},
-    // Nonblocking collectives: `count` as for the blocking ones.
-    {"MPI_Ibarrier", C | kAlways},
-    {"MPI_Ibcast", R | N | C | kAlways},
-    {"MPI_Igather", R | N | C | kAlways},
-    {"MPI_Igatherv", R | N | C | kAlways},
-    {"MPI_Iscatter", R | N | C | kAlways},
-    {"MPI_Iscatterv", R | N | C | kAlways},
-    {"MPI_Iallgather", N | C | kAlways},
-    {"MPI_Iallgatherv", N | C | kAlways},
-    {"MPI_Ialltoall", N | C | kAlways},
-    {"MPI_Ialltoallv", C | kAlways},
-    {"MPI_Ireduce", R | N | C | kAlways},
-    {"MPI_Iallreduce", N | C | kAlways},
-    {"MPI_Ireduce_scatter", C | kAlways},
-    {"MPI_Ireduce_scatter_block", N | C | kAlways},
-    {"MPI_Iscan", N | C | kAlways},
-    {"MPI_Iexscan", N | C | kAlways},
-    {"MPI_Ineighbor_allgather", N | C | kAlways},
-    {"MPI_Ineighbor_allgatherv", N | C | kAlways},
-    {"MPI_Ineighbor_alltoall", N | C | kAlways},
-    {"MPI_Ineighbor_alltoallv", C | kAlways},
-    // Communicator constructors: `comm` is the parent.
-    {"MPI_Comm_split_type", C | kAlways},
-    {"MPI_Comm_dup_with_info", C | kAlways},
-    {"MPI_Cart_create", C | kAlways},
-    {"MPI_Cart_sub", C | kAlways},
-    {"MPI_Graph_create", C | kAlways},
-    {"MPI_Dist_graph_create", C | kAlways},
-    {"MPI_Dist_graph_create_adjacent", C | kAlways},
-    {"MPI_Comm_create_group", C | kAlways},
-}};
+/// Every breakpoint target: the MPI functions the runtime interposes, from
+/// their one table (mpidbg/MpiFunctions.hpp), with the arguments a
+/// condition may test.
+constexpr auto kFunctions = std::to_array<FunctionInfo>({
+#define MPIDBG_TARGET(name, text, fields) {text, (fields) | kAlways},
+    MPIDBG_MPI_FUNCTIONS(MPIDBG_TARGET)
+#undef MPIDBG_TARGET
+});
 
 /// Levenshtein distance, case-insensitive, for "did you mean".
 std::size_t distance(std::string_view a, std::string_view b) {

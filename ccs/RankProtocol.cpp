@@ -93,6 +93,10 @@ void appendCall(std::string& w, const MpiCall& c) {
   putInt(w, "call.collcall", c.collCall);
   putInt(w, "call.elapsedus", c.elapsedUs);
   putInt(w, "call.seq", c.seq);
+  if (c.polling) {
+    putInt(w, "call.polling", 1);
+    putInt(w, "call.sincelastus", c.sinceLastUs);
+  }
 }
 
 Expected<std::optional<MpiCall>> callFrom(const Record& r) {
@@ -111,6 +115,12 @@ Expected<std::optional<MpiCall>> callFrom(const Record& r) {
   MPIDBG_TRY_ASSIGN(c.collCall, r.integer<std::uint64_t>("call.collcall"));
   MPIDBG_TRY_ASSIGN(c.elapsedUs, r.integer<std::uint64_t>("call.elapsedus"));
   MPIDBG_TRY_ASSIGN(c.seq, r.integer<std::uint64_t>("call.seq"));
+  if (r.has("call.polling")) {
+    int polling = 0;
+    MPIDBG_TRY_ASSIGN(polling, r.integer<int>("call.polling"));
+    c.polling = polling != 0;
+    MPIDBG_TRY_ASSIGN(c.sinceLastUs, r.integer<std::uint64_t>("call.sincelastus"));
+  }
   return std::optional<MpiCall>(std::move(c));
 }
 

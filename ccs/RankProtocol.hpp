@@ -72,6 +72,16 @@ struct MpiCall {
   std::uint64_t collCall = 0;
   std::uint64_t elapsedUs = 0;     ///< microseconds since the call was entered
   std::uint64_t seq = 0;           ///< per-rank count of intercepted calls so far
+  /// The rank polls: it repeats this MPI_Test* on the same requests with
+  /// none completing and no other MPI call between (runtime/PollWatch.hpp),
+  /// inside one test now or between two (RankStatus::state running).
+  /// `elapsedUs` then counts from the first test of the streak, and `seq`
+  /// is that test's call number: it stays the same while the streak lasts.
+  /// Key `call.polling` (1), only when set.
+  bool polling = false;
+  /// With `polling`: microseconds since the last test returned, 0 while
+  /// inside one. Key `call.sincelastus`, only with `call.polling`.
+  std::uint64_t sinceLastUs = 0;
 };
 
 /// Reply of kStatusHandler. Keys: rank, size, state, mpicalls, stop (only

@@ -380,6 +380,10 @@ class WaitScope {
     return scope_.outermost() && !rt->ops().empty() ? rt : nullptr;
   }
 
+  /// The runtime when this is an outermost call of an attached runtime
+  /// (what PollWatch hears of), else nullptr.
+  Runtime* outermostRuntime() const noexcept { return scope_.outermost() ? scope_.runtime() : nullptr; }
+
  private:
   CallScope scope_;
 };

@@ -6,30 +6,13 @@ namespace mpidbg::rt {
 
 namespace {
 
+/// The function table's names, indexed by MpiFunction ("" for None).
 constexpr std::array<std::string_view, static_cast<std::size_t>(MpiFunction::Count_)> kNames{
     "",
-    "MPI_Barrier", "MPI_Bcast", "MPI_Allgather", "MPI_Allgatherv", "MPI_Allreduce",
-    "MPI_Alltoall", "MPI_Alltoallv", "MPI_Reduce_scatter", "MPI_Reduce", "MPI_Gather",
-    "MPI_Gatherv", "MPI_Scan", "MPI_Scatter", "MPI_Scatterv",
-    "MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Recv", "MPI_Sendrecv",
-    "MPI_Sendrecv_replace", "MPI_Probe",
-    "MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome",
-    "MPI_Comm_dup", "MPI_Comm_split", "MPI_Comm_create", "MPI_Comm_free",
-    "MPI_Finalize", "MPI_Abort",
-    "MPI_Isend", "MPI_Issend", "MPI_Ibsend", "MPI_Irsend", "MPI_Irecv",
-    "MPI_Send_init", "MPI_Ssend_init", "MPI_Bsend_init", "MPI_Rsend_init", "MPI_Recv_init",
-    "MPI_Start", "MPI_Startall", "MPI_Request_free",
-    "MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome",
-    "MPI_Ibarrier", "MPI_Ibcast", "MPI_Igather", "MPI_Igatherv", "MPI_Iscatter", "MPI_Iscatterv",
-    "MPI_Iallgather", "MPI_Iallgatherv", "MPI_Ialltoall", "MPI_Ialltoallv", "MPI_Ireduce",
-    "MPI_Iallreduce", "MPI_Ireduce_scatter", "MPI_Ireduce_scatter_block", "MPI_Iscan", "MPI_Iexscan",
-    "MPI_Ineighbor_allgather", "MPI_Ineighbor_allgatherv", "MPI_Ineighbor_alltoall",
-    "MPI_Ineighbor_alltoallv",
-    "MPI_Comm_split_type", "MPI_Comm_dup_with_info", "MPI_Cart_create", "MPI_Cart_sub",
-    "MPI_Graph_create", "MPI_Dist_graph_create", "MPI_Dist_graph_create_adjacent",
-    "MPI_Comm_create_group",
+#define MPIDBG_NAME(name, text, fields) text,
+    MPIDBG_MPI_FUNCTIONS(MPIDBG_NAME)
+#undef MPIDBG_NAME
 };
-static_assert(kNames.back() == "MPI_Comm_create_group", "one name per MpiFunction");
 
 using NameTable = std::array<std::array<char, kFunctionNameLen>, kFunctionCount>;
 

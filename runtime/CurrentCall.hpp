@@ -5,36 +5,21 @@
 #include <optional>
 #include <string_view>
 
+#include "mpidbg/MpiFunctions.hpp"
+
 namespace mpidbg::rt {
 
-/// The MPI functions the runtime interposes. The first 14 follow mqs_comm_class
-/// order (../shared/protocols/mqs.md, "The collective extension"), so
-/// `static_cast<int>(f) - 1` is the collective class of a collective. Each
-/// is a breakpoint target, found by its name in ccs/Condition.cpp.
+/// The MPI functions the runtime interposes: None, then one enumerator per
+/// row of the function table (common/include/mpidbg/MpiFunctions.hpp), in
+/// its order. The first 14 follow mqs_comm_class order, so
+/// `static_cast<int>(f) - 1` is the collective class of a blocking
+/// collective. Each is a breakpoint target (ccs/Condition.cpp, from the same
+/// table).
 enum class MpiFunction : std::uint8_t {
   None,
-  Barrier, Bcast, Allgather, Allgatherv, Allreduce, Alltoall, Alltoallv,
-  ReduceScatter, Reduce, Gather, Gatherv, Scan, Scatter, Scatterv,
-  Send, Ssend, Bsend, Rsend, Recv, Sendrecv, SendrecvReplace, Probe,
-  Wait, Waitall, Waitany, Waitsome,
-  CommDup, CommSplit, CommCreate, CommFree,
-  Finalize, Abort,
-  // Nonblocking and persistent point to point, request completion
-  // (RequestWrappers.cpp).
-  Isend, Issend, Ibsend, Irsend, Irecv,
-  SendInit, SsendInit, BsendInit, RsendInit, RecvInit,
-  Start, Startall, RequestFree,
-  Test, Testall, Testany, Testsome,
-  // Nonblocking collectives (NonblockingWrappers.cpp).
-  Ibarrier, Ibcast, Igather, Igatherv, Iscatter, Iscatterv, Iallgather, Iallgatherv,
-  Ialltoall, Ialltoallv, Ireduce, Iallreduce, IreduceScatter, IreduceScatterBlock, Iscan, Iexscan,
-  IneighborAllgather, IneighborAllgatherv, IneighborAlltoall, IneighborAlltoallv,
-  // More communicator constructors (CommWrappers.cpp), collectives on their
-  // parent like CommDup..CommCreate.
-  CommSplitType, CommDupWithInfo, CartCreate, CartSub,
-  GraphCreate, DistGraphCreate, DistGraphCreateAdjacent,
-  // Collective over a group of the parent, not the parent: not counted on it.
-  CommCreateGroup,
+#define MPIDBG_ENUMERATOR(name, text, fields) name,
+  MPIDBG_MPI_FUNCTIONS(MPIDBG_ENUMERATOR)
+#undef MPIDBG_ENUMERATOR
   Count_
 };
 

@@ -43,7 +43,7 @@ proto::RankStatus status(Runtime& rt) {
   s.state = rt.state(call.has_value());
   s.stop = stopTextOf(rt, &s.stopNumber);
   if (!s.stop.empty()) s.state = proto::RankState::Frozen;
-  if (call) s.call = wireCallOf(rt, *call);
+  s.call = observedCall(rt, call);
   return s;
 }
 
@@ -68,6 +68,42 @@ proto::MpiCall wireCallOf(Runtime& rt, const MpiCallRecord& call) {
   const std::int64_t elapsed = monotonicNs() - callClockToNs(call.entryNs);
   m.elapsedUs = elapsed > 0 ? static_cast<std::uint64_t>(elapsed / 1000) : 0;
   m.seq = call.seq;
+  return m;
+}
+
+std::optional<proto::MpiCall> observedCall(Runtime& rt, const std::optional<MpiCallRecord>& call,
+                                           std::vector<std::uint64_t>* polledRequests) {
+  const std::optional<PollWatch::Streak> streak = rt.polls().current();
+  const bool inNextTest = streak && call && call->function == streak->function && call->seq == streak->lastSeq + 1;
+  const bool between = streak && !call && rt.mpiCalls() == streak->lastSeq;
+  if (!inNextTest && !between) {
+    if (call) return wireCallOf(rt, *call);
+    return std::nullopt;
+  }
+  MpiCallRecord polled;
+  if (call) {
+    polled = *call;
+  } else {
+    polled.function = streak->function;
+    if (streak->function == MpiFunction::Iprobe) {
+      polled.peerRole = PeerRole::Source;
+      polled.peer = streak->peer;
+      polled.hasTag = true;
+      polled.tag = streak->tag;
+      polled.comm = streak->comm;
+    }
+    if (polledRequests)
+      polledRequests->assign(streak->handles.begin(), streak->handles.begin() + streak->handleCount);
+  }
+  polled.entryNs = streak->firstEntryNs;
+  // Consecutive call numbers: the first test's is fixed while the streak lasts.
+  polled.seq = streak->lastSeq - (streak->tests - 1);
+  proto::MpiCall m = wireCallOf(rt, polled);
+  m.polling = true;
+  if (!call) {
+    const std::int64_t since = monotonicNs() - callClockToNs(streak->lastExitNs);
+    m.sinceLastUs = since > 0 ? static_cast<std::uint64_t>(since / 1000) : 0;
+  }
   return m;
 }
 

@@ -1,5 +1,9 @@
 #pragma once
 
+#include <cstdint>
+#include <optional>
+#include <vector>
+
 #include "CurrentCall.hpp"
 #include "ccs/RankProtocol.hpp"
 #include "ccs/Server.hpp"
@@ -12,6 +16,16 @@ class Runtime;
 /// MpiCall): names, the communicator's name, microseconds since entry.
 /// Helper thread; allocates.
 ccs::proto::MpiCall wireCallOf(Runtime& rt, const MpiCallRecord& call);
+
+/// The call the front end should see the rank in: `call` (the current-call
+/// record, if any) as wireCallOf gives it, or, while the rank polls (its
+/// PollWatch streak still holds: the streak's last test is the rank's last
+/// intercepted call, or the rank is inside the test that follows it), that
+/// test with MpiCall::polling set, timed from the streak's first test.
+/// Between two tests `polledRequests` (if given) receives the streak's
+/// request handles: the requests the rank waits for. Helper thread.
+std::optional<ccs::proto::MpiCall> observedCall(Runtime& rt, const std::optional<MpiCallRecord>& call,
+                                                std::vector<std::uint64_t>* polledRequests = nullptr);
 
 /// Registers the runtime's CCS handlers on `server` (ccs/RankProtocol.hpp):
 /// mpidbg/status (one RankStatus), mpidbg/collectives (one CommState per live

@@ -80,6 +80,8 @@ int MPI_Probe_slow(int source, int tag, MPI_Comm comm, MPI_Status* status) {
                                 : PMPI_Probe(source, tag, comm, status);
 }
 
+/// MPI_Iprobe itself, for record/replay's decision (the scope is the
+/// caller's: replay may probe with MPI_Probe inside it).
 int MPI_Iprobe_slow(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
   return PMPI_Iprobe(source, tag, comm, flag, status);
 }
@@ -163,10 +165,18 @@ MPIDBG_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* stat
   return MPI_Probe_slow(source, tag, comm, status);
 }
 
-/// Interposed only for record/replay (MPI_Iprobe's flag is a decision).
+/// A call like the others (a breakpoint target, in status), a decision for
+/// record/replay (its flag), and a test whose repetition is polling
+/// (PollWatch).
 MPIDBG_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status) {
-  if (mpidbg::rt::decisionsOn()) return mpidbg::rt::decided::iprobe(source, tag, comm, flag, status, MPI_Iprobe_slow);
-  return PMPI_Iprobe(source, tag, comm, flag, status);
+  CallScope scope(MpiFunction::Iprobe, comm, PeerRole::Source, source, true, tag);
+  const std::int64_t entry = mpidbg::rt::callClockNow();
+  const int rc = mpidbg::rt::decisionsOn()
+                     ? mpidbg::rt::decided::iprobe(source, tag, comm, flag, status, MPI_Iprobe_slow)
+                     : PMPI_Iprobe(source, tag, comm, flag, status);
+  mpidbg::rt::noteProbePoll(scope.outermost() ? scope.runtime() : nullptr, source, tag, comm, entry,
+                            rc != MPI_SUCCESS || !flag || *flag);
+  return rc;
 }
 
 MPIDBG_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status) {

@@ -82,9 +82,11 @@ proto::RankQueues queuesOf(Runtime& rt) {
 
   WaitedRequests waited;
   const std::optional<MpiCallRecord> call = rt.currentCall().read(&waited);
-  if (call) q.call = wireCallOf(rt, *call);
+  std::vector<std::uint64_t> polled;
+  q.call = observedCall(rt, call, &polled);
   std::vector<proto::PendingOp> ops = rt.ops().snapshot();
   if (call) q.waitingOn = waitedHandles(rt, waited, ops);
+  else q.waitingOn = std::move(polled);
 
   q.comms = rt.comms().queueSnapshot();
   std::sort(q.comms.begin(), q.comms.end(),

@@ -50,6 +50,36 @@ std::int64_t bytesOf(int count, MPI_Datatype datatype) noexcept {
   return static_cast<std::int64_t>(count) * size;
 }
 
+void notePoll(Runtime* rt, MpiFunction function, const MPI_Request* requests, int count, std::int64_t entryNs,
+              bool done) noexcept {
+  if (!rt) return;
+  if (done) {
+    rt->polls().completed();
+    return;
+  }
+  PollWatch::Streak test;
+  test.function = function;
+  test.array = reinterpret_cast<std::uintptr_t>(requests);
+  test.count = count;
+  for (int i = 0; requests && i < count && test.handleCount < PollWatch::kMaxRequests; ++i)
+    if (requests[i] != MPI_REQUEST_NULL) test.handles[test.handleCount++] = handleKey(requests[i]);
+  rt->polls().missed(test, rt->mpiCalls(), entryNs, callClockNow());
+}
+
+void noteProbePoll(Runtime* rt, int source, int tag, MPI_Comm comm, std::int64_t entryNs, bool done) noexcept {
+  if (!rt) return;
+  if (done) {
+    rt->polls().completed();
+    return;
+  }
+  PollWatch::Streak test;
+  test.function = MpiFunction::Iprobe;
+  test.peer = wirePeer(source);
+  test.tag = wireTag(tag);
+  test.comm = commKey(comm);
+  rt->polls().missed(test, rt->mpiCalls(), entryNs, callClockNow());
+}
+
 void recordPointToPoint(Runtime& rt, const PointToPoint& p, MPI_Request request) noexcept {
   if (request == MPI_REQUEST_NULL) return;
   OpInit op;

@@ -12,6 +12,7 @@
 
 using mpidbg::rt::CallScope;
 using mpidbg::rt::MpiFunction;
+using mpidbg::rt::notePoll;
 using mpidbg::rt::PeerRole;
 using mpidbg::rt::PointToPoint;
 using mpidbg::rt::WaitedOps;
@@ -157,35 +158,45 @@ namespace {
 
 int MPI_Test_slow(MPI_Request* request, int* flag, MPI_Status* status) {
   WaitScope scope(MpiFunction::Test, request, 1);
+  const std::int64_t entry = mpidbg::rt::callClockNow();
   WaitedOps ops(scope.tracking(), request, 1);
   const int rc = PMPI_Test(request, flag, status);
   if (rc == MPI_SUCCESS && flag && *flag) ops.completed(0);
+  notePoll(scope.outermostRuntime(), MpiFunction::Test, request, 1, entry, rc != MPI_SUCCESS || !flag || *flag);
   return rc;
 }
 
 int MPI_Testall_slow(int count, MPI_Request array_of_requests[], int* flag, MPI_Status array_of_statuses[]) {
   WaitScope scope(MpiFunction::Testall, array_of_requests, count);
+  const std::int64_t entry = mpidbg::rt::callClockNow();
   WaitedOps ops(scope.tracking(), array_of_requests, count);
   const int rc = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
   if (rc == MPI_SUCCESS && flag && *flag) ops.completedAll();
+  notePoll(scope.outermostRuntime(), MpiFunction::Testall, array_of_requests, count, entry, rc != MPI_SUCCESS || !flag || *flag);
   return rc;
 }
 
 int MPI_Testany_slow(int count, MPI_Request array_of_requests[], int* indx, int* flag, MPI_Status* status) {
   WaitScope scope(MpiFunction::Testany, array_of_requests, count);
+  const std::int64_t entry = mpidbg::rt::callClockNow();
   WaitedOps ops(scope.tracking(), array_of_requests, count);
   const int rc = PMPI_Testany(count, array_of_requests, indx, flag, status);
   if (rc == MPI_SUCCESS && flag && *flag && indx) ops.completed(*indx);
+  notePoll(scope.outermostRuntime(), MpiFunction::Testany, array_of_requests, count, entry, rc != MPI_SUCCESS || !flag || *flag);
   return rc;
 }
 
 int MPI_Testsome_slow(int incount, MPI_Request array_of_requests[], int* outcount, int array_of_indices[],
                   MPI_Status array_of_statuses[]) {
   WaitScope scope(MpiFunction::Testsome, array_of_requests, incount);
+  const std::int64_t entry = mpidbg::rt::callClockNow();
   WaitedOps ops(scope.tracking(), array_of_requests, incount);
   const int rc = PMPI_Testsome(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
   if (rc == MPI_SUCCESS && outcount && *outcount != MPI_UNDEFINED && array_of_indices)
     for (int k = 0; k < *outcount; ++k) ops.completed(array_of_indices[k]);
+  // MPI_UNDEFINED: no active request left, which ends a streak like a completion.
+  notePoll(scope.outermostRuntime(), MpiFunction::Testsome, array_of_requests, incount, entry,
+           rc != MPI_SUCCESS || !outcount || *outcount != 0);
   return rc;
 }
 

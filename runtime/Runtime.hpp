@@ -12,6 +12,7 @@
 #include "EventChannel.hpp"
 #include "ExportedState.hpp"
 #include "OpTable.hpp"
+#include "PollWatch.hpp"
 #include "WildcardLog.hpp"
 #include "ccs/RankProtocol.hpp"
 #include "ccs/Forwarder.hpp"
@@ -98,6 +99,8 @@ class Runtime {
   OpTable& ops() noexcept { return ops_; }
   CollHistory& history() noexcept { return history_; }
   WildcardLog& wildcards() noexcept { return wildcards_; }
+  /// The rank's MPI_Test* streak (polling).
+  PollWatch& polls() noexcept { return polls_; }
   EventChannel& events() noexcept { return events_; }
 
   /// Counts one intercepted MPI call (root.call_count); returns the count
@@ -164,6 +167,7 @@ class Runtime {
   OpTable& ops_;
   CollHistory& history_;
   WildcardLog wildcards_;
+  PollWatch polls_;
   EventChannel events_;
   std::unique_ptr<ccs::Server> server_;
   std::unique_ptr<ccs::Forwarder> forwarder_;

@@ -518,7 +518,9 @@ const std::vector<Command>& commandTable() {
        "  [0-1,3] blocked in MPI_Allreduce (call 1 on MPI_COMM_WORLD)\n"
        "  [2] blocked in MPI_Recv(source=0, tag=99, comm=MPI_COMM_WORLD)\n"
        "A rank is 'blocked' once it has been inside one MPI call for --blocked-after\n"
-       "milliseconds (default 1000); before that it is 'in' the call.",
+       "milliseconds (default 1000); before that it is 'in' the call. A rank that repeats\n"
+       "one MPI_Test* (or MPI_Iprobe) with nothing completing that long 'polls' it:\n"
+       "  [0] polls MPI_Test for 4.0 s",
        doStatus},
       {"collectives", {"coll"}, "collectives", "Report stuck collectives per communicator",
        "For every communicator with a collective in progress, groups the ranks by the\n"
@@ -565,7 +567,8 @@ const std::vector<Command>& commandTable() {
        "frame from a one-shot gdb (--no-frames skips it); waits on ranks already in\n"
        "MPI_Finalize; and the ranks to look at first. Ranks the debugger holds (frozen, at a\n"
        "breakpoint, stepped) are 'held:', never blocked or computing, and ranks that only\n"
-       "wait for them are no hang of the program. --json prints one JSON object\n"
+       "wait for them are no hang of the program. A rank polling MPI_Test* or MPI_Iprobe\n"
+       "waits like one in MPI_Wait*. --json prints one JSON object\n"
        "(docs/commands.md describes its fields). --memory reads every rank from memory\n"
        "through the mqs DLL, stopping the ranks (SIGSTOP) for the read: one consistent\n"
        "snapshot, and fast when blocked ranks busy-poll on oversubscribed cores.",

@@ -150,6 +150,13 @@ std::vector<ProgressSample> progressSamples(const std::vector<core::RankView>& v
       s.inMpi = v.status->state == RankState::InMpi;
       s.finalized = s.finalized || v.status->state == RankState::Finalized;
       s.held = s.held || v.status->state == RankState::Frozen;
+      if (v.status->call && v.status->call->polling) {
+        // A polling rank repeats one test: neither its call count nor its
+        // going in and out of the test is progress. The streak's first call
+        // number stays the same while the streak lasts.
+        s.mpiCalls = v.status->call->seq;
+        s.inMpi = true;
+      }
     }
     samples.push_back(s);
   }

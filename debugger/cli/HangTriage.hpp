@@ -80,7 +80,9 @@ struct ProgressSample {
 
 /// One sample per view, in the views' order: ended/finalized/held from the
 /// job model and the runtime's state, inMpi and mpiCalls from the runtime's
-/// status when it answered (known == false otherwise).
+/// status when it answered (known == false otherwise). A polling rank
+/// (MpiCall::polling) counts as in MPI with the call count its streak
+/// started at, so that repeating its test is no progress.
 std::vector<ProgressSample> progressSamples(const std::vector<core::RankView>& views);
 
 /// Decides from successive polls whether the job makes MPI progress. Pure:

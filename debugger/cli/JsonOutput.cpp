@@ -33,7 +33,8 @@ nlohmann::json callJson(const ccs::proto::MpiCall& call) {
           {"peer", call.peer},
           {"tag", call.hasTag ? nlohmann::json(call.tag) : nlohmann::json(nullptr)},
           {"collective_call", call.collCall},
-          {"elapsed_ms", call.elapsedUs / 1000}};
+          {"elapsed_ms", call.elapsedUs / 1000},
+          {"polling", call.polling}};
 }
 
 nlohmann::json statusJson(const std::vector<core::RankView>& views,
@@ -45,13 +46,15 @@ nlohmann::json statusJson(const std::vector<core::RankView>& views,
     byRank[v.info.rank] = state;
     const auto& s = v.status;
     const bool answered = s.has_value() && !v.info.ended() && !v.info.heldByGdb;
-    const bool inCall = answered && s->state == ccs::proto::RankState::InMpi && s->call.has_value();
+    // In a call, or polling between two tests (state running).
+    const bool inCall = answered && s->call.has_value() &&
+                        (s->state == ccs::proto::RankState::InMpi || s->call->polling);
     perRank.push_back(
         {{"rank", v.info.rank},
          {"state", state},
          {"runtime_state", answered ? nlohmann::json(std::string(ccs::proto::stateName(s->state)))
                                     : nlohmann::json(nullptr)},
-         {"blocked", inCall && std::chrono::microseconds(s->call->elapsedUs) >= blockedAfter},
+         {"blocked", inCall && core::waitsLong(*s->call, blockedAfter)},
          {"settled", core::isSettled(v, blockedAfter)},
          {"held", v.info.heldByGdb},
          {"ended", v.info.ended()},

@@ -53,6 +53,7 @@ CommandResult doHang(Context& ctx, std::string_view args) {
   }
   if (auto r = needJob(ctx); !r.ok) return r;
   core::HangInput input = memory ? ctx.debugger.queueStatesFromMemory() : ctx.debugger.queueStates();
+  input.blockedAfter = ctx.settings.blockedAfter;
   if (frames) {
     ctx.debugger.addCulpritFrames(input);
     // Where the ranks in MPI calls made them: their stacks, as `where` reads

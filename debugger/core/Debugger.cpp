@@ -327,7 +327,7 @@ class JobResolver final : public RankExprResolver {
 
  private:
   bool blocked(const proto::RankStatus& s) const {
-    return s.call && std::chrono::microseconds(s.call->elapsedUs) >= blockedAfter_;
+    return s.call && waitsLong(*s.call, blockedAfter_);
   }
 
   /// The ranks whose view satisfies `pred` (live ranks only have a status:

@@ -26,6 +26,10 @@ struct Node {
   const proto::RankQueues* q = nullptr;
 };
 
+/// MPI_Test, MPI_Testall, ..., MPI_Iprobe: calls that return at once, so
+/// that being inside one says nothing about waiting unless the rank polls.
+bool isTest(const std::string& function) { return function.starts_with("MPI_Test") || function == "MPI_Iprobe"; }
+
 bool isFinalize(const proto::RankQueues& q) {
   return q.phase == proto::MpiPhase::Finalizing || q.phase == proto::MpiPhase::Finalized ||
          (q.call && q.call->function == "MPI_Finalize");
@@ -125,10 +129,18 @@ class Analyzer {
         n.kind = Kind::Finalize;
         n.state = q.phase == proto::MpiPhase::Finalized ? "finalized (a bystander)"
                                                          : "in MPI_Finalize (a bystander)";
+      } else if (q.call && !q.call->function.empty() && isTest(q.call->function) &&
+                 !waitsLong(*q.call, in_.blockedAfter)) {
+        // Tests that complete, a streak too short, or one the rank left to
+        // compute: the rank goes on by itself.
+        n.kind = Kind::Computing;
+        n.state = q.call->function == "MPI_Iprobe" ? "running (probes with MPI_Iprobe between other work)"
+                                                    : "running (tests requests with " + q.call->function +
+                                                          " between other work)";
       } else if (q.call && !q.call->function.empty()) {
         n.kind = Kind::Blocked;
         const auto& c = *q.call;
-        n.state = c.collCall > 0 ? "in call " + std::to_string(c.collCall) + " to " + c.function + " on " +
+        n.state = c.polling ? pollPhrase(c) : c.collCall > 0 ? "in call " + std::to_string(c.collCall) + " to " + c.function + " on " +
                                        (c.commName.empty() ? commName(commOf(q, c.comm), c.comm) : c.commName)
                                  : "blocked in " + describeCall(c);
       } else if (q.phase == proto::MpiPhase::NotInitialized) {
@@ -227,10 +239,12 @@ class Analyzer {
     }
     if (call.function.starts_with("MPI_Wait") || call.function.starts_with("MPI_Test")) {
       bool any = false;
+      std::string polled;  // " on MPI_Irecv(...), ..." for a polling rank's state
       const std::set<std::uint64_t> named(q.waitingOn.begin(), q.waitingOn.end());
       for (const auto& c : q.comms) {
         auto consider = [&](const proto::PendingOp& op) {
           if (op.blocking || !(op.waited || named.count(op.request))) return;
+          polled += (any ? ", " : " on ") + describeOp(op);
           any = true;
           const std::string opWhy = call.function + ": " + describeOp(op);
           if (op.persistent && !op.active) {
@@ -249,6 +263,7 @@ class Analyzer {
         for (const auto& op : c.collectives) consider(op);
       }
       if (!any) nodes_[rank].state += " (its requests are not known)";
+      else if (call.polling) nodes_[rank].state = pollPhrase(call, polled);
       return;
     }
     if (call.peerRole == "source" || call.peerRole == "dest")

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ struct HangInput {
   /// Where each rank made the MPI call it is in, as mpiCallSites gives it
   /// ("deadlock.c:19 in main"); ranks without one are left out.
   std::map<int, std::string> callSites;
+  /// How long a rank must wait before it counts as blocked: a rank in an
+  /// MPI_Test* that has not polled that long (waitsLong) is running.
+  std::chrono::milliseconds blockedAfter{1000};
 };
 
 /// One edge of the wait-for graph: `from` cannot return from its MPI call

@@ -266,15 +266,28 @@ namespace {
 
 /// "deadlock.c:19 in main" for the caller of the MPI call in `frames`
 /// (innermost first, already cut at the MPI call), or "" when there is none.
+/// With no MPI call on top (a polling rank between two tests), the first
+/// frame of the application's own code, or "" when there is none.
 std::string callSiteOf(const std::vector<stacks::SymbolFrame>& frames) {
-  if (frames.size() < 2 || mpiEntryOf(frames[0].function).empty()) return "";
-  // The caller, past the runtime's and the MPI library's own frames (a
-  // wrapper that tail-calls its helper leaves the helper as the caller).
-  std::size_t i = 1;
-  while (i + 1 < frames.size() && !frames[i].module.empty() &&
-         stacks::objectRole(frames[i].module) != stacks::ObjectRole::Application &&
-         stacks::objectRole(frames[i].module) != stacks::ObjectRole::System)
-    ++i;
+  if (frames.empty()) return "";
+  std::size_t i = 0;
+  if (mpiEntryOf(frames[0].function).empty()) {
+    // gdb names no object for frames with line information.
+    auto ownCode = [](const stacks::SymbolFrame& f) {
+      return f.module.empty() ? !f.file.empty() : stacks::objectRole(f.module) == stacks::ObjectRole::Application;
+    };
+    while (i < frames.size() && !ownCode(frames[i])) ++i;
+    if (i == frames.size()) return "";
+  } else {
+    if (frames.size() < 2) return "";
+    // The caller, past the runtime's and the MPI library's own frames (a
+    // wrapper that tail-calls its helper leaves the helper as the caller).
+    i = 1;
+    while (i + 1 < frames.size() && !frames[i].module.empty() &&
+           stacks::objectRole(frames[i].module) != stacks::ObjectRole::Application &&
+           stacks::objectRole(frames[i].module) != stacks::ObjectRole::System)
+      ++i;
+  }
   const stacks::SymbolFrame& caller = frames[i];
   if (!caller.file.empty() && caller.line > 0)
     return caller.file.substr(caller.file.rfind('/') + 1) + ":" + std::to_string(caller.line) + " in " + caller.function;

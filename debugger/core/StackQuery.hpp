@@ -100,10 +100,11 @@ std::vector<stacks::SymbolFrame> cutAboveMain(std::vector<stacks::SymbolFrame> f
 /// caller of the outermost MPI_* / PMPI_* frame, as "deadlock.c:19 in main"
 /// (file without its directory), "solver+0x1a2b in solve" when the binary
 /// has no line information, "solver+0x1a2b in ??" without symbols ("?? (solver)"
-/// from gdb, which gives no offset). Ranks whose
-/// main thread is not in an MPI call (or was not read) are left out. Captured
+/// from gdb, which gives no offset). Ranks whose main thread was not read
+/// are left out. Captured
 /// stacks are symbolized with `symbolizer`; gdb's frames are taken as gdb
-/// named them.
+/// named them. A main thread outside MPI (a rank polling between two
+/// MPI_Test calls) gives its innermost frame in the application's code.
 std::map<int, std::string> mpiCallSites(const StackInput& input, stacks::Symbolizer& symbolizer);
 
 /// The stacks of a thread-level violation (ccs::proto::Event::stacks: the

@@ -27,6 +27,18 @@ std::string describeCall(const proto::MpiCall& call) {
   return args.empty() ? call.function : call.function + "(" + args + ")";
 }
 
+bool waitsLong(const proto::MpiCall& call, std::chrono::milliseconds blockedAfter) {
+  using std::chrono::microseconds;
+  if (microseconds(call.elapsedUs) < blockedAfter) return false;
+  return !call.polling || microseconds(call.sinceLastUs) < blockedAfter;
+}
+
+std::string pollPhrase(const proto::MpiCall& call, const std::string& what) {
+  const std::uint64_t tenths = call.elapsedUs / 100000;
+  return "polls " + describeCall(call) + what + " for " + std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) +
+         " s";
+}
+
 std::string describeRankState(const RankView& view, std::chrono::milliseconds blockedAfter) {
   if (view.info.ended()) return view.info.describeEnd();
   if (view.info.heldByGdb) return "stopped by gdb";
@@ -41,11 +53,13 @@ std::string describeRankState(const RankView& view, std::chrono::milliseconds bl
       if (s.stop.starts_with("frozen") || s.stop.starts_with("stepped")) return s.stop;
       return "frozen " + s.stop;
     case proto::RankState::Finalized: return "finalized";
-    case proto::RankState::Running: return "running";
+    case proto::RankState::Running:
+      if (s.call && s.call->polling && waitsLong(*s.call, blockedAfter)) return pollPhrase(*s.call);
+      return "running";
     case proto::RankState::InMpi:
       if (!s.call) return "in MPI";
-      if (std::chrono::microseconds(s.call->elapsedUs) >= blockedAfter)
-        return "blocked in " + describeCall(*s.call);
+      if (waitsLong(*s.call, blockedAfter))
+        return s.call->polling ? pollPhrase(*s.call) : "blocked in " + describeCall(*s.call);
       return "in " + describeCall(*s.call);
   }
   return "unknown";
@@ -57,8 +71,8 @@ bool isSettled(const RankView& view, std::chrono::milliseconds blockedAfter) {
   switch (view.status->state) {
     case proto::RankState::Frozen: return true;
     case proto::RankState::InMpi:
-      return view.status->call &&
-             std::chrono::microseconds(view.status->call->elapsedUs) >= blockedAfter;
+    case proto::RankState::Running:
+      return view.status->call && waitsLong(*view.status->call, blockedAfter);
     default: return false;
   }
 }
@@ -70,7 +84,7 @@ std::chrono::milliseconds untilSettled(const std::vector<RankView>& views, std::
     if (isSettled(v, blockedAfter)) continue;
     milliseconds need = blockedAfter;
     if (!v.status) need = milliseconds(0);
-    else if (v.status->state == proto::RankState::InMpi && v.status->call)
+    else if (v.status->call && (v.status->state == proto::RankState::InMpi || v.status->call->polling))
       need = blockedAfter - std::chrono::duration_cast<milliseconds>(std::chrono::microseconds(v.status->call->elapsedUs));
     longest = std::max(longest, need);
   }

@@ -24,14 +24,27 @@ struct RankView {
 /// `MPI_Bcast(root=0) (call 3 on MPI_COMM_WORLD)` for collectives.
 std::string describeCall(const ccs::proto::MpiCall& call);
 
+/// True when `call` has lasted `blockedAfter` or longer: one call that long,
+/// or a polling streak (MpiCall::polling) that long whose last test is less
+/// than `blockedAfter` ago. A short streak, or one the rank has left to do
+/// something else for `blockedAfter`, is not waiting.
+bool waitsLong(const ccs::proto::MpiCall& call, std::chrono::milliseconds blockedAfter);
+
+/// "polls MPI_Test for 4.0 s", "polls MPI_Iprobe(source=1, tag=5,
+/// comm=MPI_COMM_WORLD) for 4.0 s": a polling call's phrase
+/// (MpiCall::polling), with `what` (" on MPI_Irecv(source=1, tag=5,
+/// count=1)") after the call when given.
+std::string pollPhrase(const ccs::proto::MpiCall& call, const std::string& what = {});
+
 /// One phrase for a rank's state: "blocked in <call>" (inside an MPI call for
-/// at least `blockedAfter`), "in <call>", "running", "frozen",
+/// at least `blockedAfter`), "polls <call> for N s" (polling that long:
+/// waitsLong), "in <call>", "running", "frozen",
 /// "finalized", "stopped by gdb", "exited with code 0", "exited with signal
 /// 11 (Segmentation fault)", "not responding (<why>)".
 std::string describeRankState(const RankView& view, std::chrono::milliseconds blockedAfter);
 
-/// True when the rank will not make progress by itself: blocked in MPI (per
-/// `blockedAfter`), frozen, held by gdb, or ended.
+/// True when the rank will not make progress by itself: blocked in MPI or
+/// polling (waitsLong), frozen, held by gdb, or ended.
 bool isSettled(const RankView& view, std::chrono::milliseconds blockedAfter);
 
 /// The least time after `views` were read before every rank could be

@@ -46,8 +46,8 @@ case_faults_session_key_not_on_command_lines_nor_readable_by_others() {
   dir_mode="$(stat -c %a "$(dirname "$keyfile")" 2>/dev/null)"
   # Every process's command line and environment values, searched for the key.
   for p in /proc/[0-9]*; do
-    if { tr '\0' '\n' <"$p/cmdline"; } 2>/dev/null | grep -qF -- "$key"; then hits+=" ${p#/proc/}(cmdline)"; fi
-    if { tr '\0' '\n' <"$p/environ"; } 2>/dev/null | grep -qF -- "$key"; then hits+=" ${p#/proc/}(environ)"; fi
+    if { tr '\0' '\n' <"$p/cmdline"; } 2>/dev/null | grep -F -- "$key" >/dev/null; then hits+=" ${p#/proc/}(cmdline)"; fi
+    if { tr '\0' '\n' <"$p/environ"; } 2>/dev/null | grep -F -- "$key" >/dev/null; then hits+=" ${p#/proc/}(environ)"; fi
   done
   end_session
   [ -n "$keyfile" ] || { echo "    the rank has no MPIDBG_KEY_FILE"; return 1; }

@@ -170,7 +170,7 @@ case_slurm_rank_killed_mid_session_the_rest_stay_debuggable() { with_slurm slurm
 # mount namespace of its own, so their PMIx plugins do not share directories.
 slurm_openmpi_pmix() {
   openmpi_ready || return 0
-  if ! srun --mpi=list 2>&1 | grep -qw pmix; then
+  if ! srun --mpi=list 2>&1 | grep -w pmix >/dev/null; then
     echo "    SKIP: this Slurm has no PMIx plugin (slurm-wlm-basic-plugins provides mpi_pmix)"
     return 0
   fi

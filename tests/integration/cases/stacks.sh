@@ -22,7 +22,7 @@ case_where_merges_a_stuck_collective() {
   check_contains "$out" "1: [0-2] main > MPI_Allreduce" "equiv" &&
   check_contains "$out" "2: [3] main > MPI_Recv" "equiv" &&
   check_contains "$out" "[3] blocked in MPI_Recv(source=0, tag=42, comm=MPI_COMM_WORLD)" "status \$equiv[2]" &&
-  grep -A1 -F '(mpidbg) gdb $equiv[2] bt 1' <<<"$out" | grep -qxF '[3]:' &&
+  grep -A1 -F '(mpidbg) gdb $equiv[2] bt 1' <<<"$out" | grep -xF '[3]:' >/dev/null &&
   check_contains "$out" "  #0  0x" "gdb \$equiv[2] bt 1" &&
   check_contains "$err" "there is no \$equiv[9]: the last 'where'/'equiv' found 2 classes" "stderr" &&
   check_contains "$err" "where does not know option '--bogus'" "stderr" &&

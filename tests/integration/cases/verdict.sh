@@ -67,3 +67,16 @@ case_verdict_wildcard_receive_with_every_sender_finalized_is_a_dead_end() {
   check_contains "$out" "Look first at ranks [0-3]: gdb [0-3] bt" "hang" &&
   check_not_contains "$out" "No cycle found" "hang"
 }
+
+case_verdict_polled_receive_nobody_sends_is_a_cycle() {
+  # poll_nobody: rank 0 tests an MPI_Irecv from rank 1 every millisecond,
+  # sleeping between tests; the others wait in MPI_Barrier for rank 0.
+  # Polling is waiting: not "computing", and the cycle is real.
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex status -ex hang -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/poll_nobody"
+  check_rc 0 &&
+  check_matches "$out" '^\[0\] polls MPI_Test for [0-9]+\.[0-9] s$' "status" &&
+  check_matches "$out" '^  \[0\] polls MPI_Test on MPI_Irecv\(source=1, tag=5, count=1\) request 0x[0-9a-f]+ for [0-9]+\.[0-9] s at poll_nobody\.c:[0-9]+ in main$' "hang" &&
+  check_contains "$out" "  [1-3] in call 1 to MPI_Barrier on MPI_COMM_WORLD at poll_nobody.c:24 in main" "hang" &&
+  check_contains "$out" "Deadlock: cycle 0 -> 1 -> 0" "hang" &&
+  check_not_contains "$out" "computing" "hang"
+}

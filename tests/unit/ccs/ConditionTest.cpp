@@ -6,6 +6,7 @@
 #include <string>
 
 #include "ccs/Condition.hpp"
+#include "mpidbg/MpiFunctions.hpp"
 
 using namespace mpidbg::ccs::cond;
 
@@ -157,8 +158,16 @@ TEST_CASE("validation against the target's arguments", "[ccs][control]") {
 }
 
 TEST_CASE("the interposed function table", "[ccs][control]") {
-  // Every function runtime/CurrentCall.hpp MpiFunction names but None.
-  CHECK(functions().size() == 77);
+  // Every row of the one function table (mpidbg/MpiFunctions.hpp), which
+  // runtime/CurrentCall.hpp's MpiFunction is made from too.
+#define MPIDBG_ONE(name, text, fields) +1
+  constexpr std::size_t kRows = 0 MPIDBG_MPI_FUNCTIONS(MPIDBG_ONE);
+#undef MPIDBG_ONE
+  CHECK(kRows == 78);
+  CHECK(functions().size() == kRows);
+  REQUIRE(findFunction("MPI_Iprobe") != nullptr);
+  CHECK(findFunction("MPI_Iprobe")->fields ==
+        (bit(Field::Source) | bit(Field::Tag) | bit(Field::Comm) | kAlways));
   CHECK(functions().front().name == "MPI_Barrier");
   CHECK(functions()[14].name == "MPI_Send");
   CHECK(findFunction("MPI_Allreduce") != nullptr);

@@ -79,6 +79,31 @@ TEST_CASE("rank status round trip", "[ccs][proto]") {
     CHECK(c.commName == kRankNasty);
     CHECK(c.elapsedUs == 18446744073709551615ull);
     CHECK(c.seq == 42);
+    CHECK_FALSE(c.polling);
+    CHECK(text.find("call.polling") == std::string::npos);
+  }
+  SECTION("a polling rank between two tests") {
+    MpiCall c;
+    c.function = "MPI_Testall";
+    c.elapsedUs = 4000000;
+    c.polling = true;
+    c.sinceLastUs = 1234;
+    s.state = RankState::Running;
+    s.call = c;
+    const std::string text = encode(s);
+    CHECK(text.find("call.polling=1\n") != std::string::npos);
+    auto back = decodeRankStatus(text);
+    REQUIRE((back && back->call));
+    CHECK(back->state == RankState::Running);
+    CHECK(back->call->polling);
+    CHECK(back->call->sinceLastUs == 1234);
+    CHECK(back->call->elapsedUs == 4000000);
+    // call.polling without call.sincelastus is malformed.
+    std::string cut = text;
+    const std::size_t at = cut.find("call.sincelastus=");
+    REQUIRE(at != std::string::npos);
+    cut.erase(at, cut.find('\n', at) + 1 - at);
+    CHECK_FALSE(decodeRankStatus(cut).has_value());
   }
   SECTION("without a tag") {
     MpiCall c = sampleCall();

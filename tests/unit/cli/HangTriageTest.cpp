@@ -199,6 +199,28 @@ TEST_CASE("progressSamples reads the job model and the runtime's status", "[cli]
   CHECK(s[4] == ended(4));
   CHECK(s[5].held);
   CHECK_FALSE(s[5].known);
+
+  // A polling rank, between two tests or inside one, samples the same: in
+  // MPI at its streak's first call number, so the detector sees no progress.
+  ccs::proto::MpiCall test;
+  test.function = "MPI_Test";
+  test.polling = true;
+  test.seq = 7;
+  std::vector<core::RankView> polling = {view(0, core::RankLife::Live, RankState::Running, 90)};
+  polling[0].status->call = test;
+  cli::ProgressDetector detector(std::chrono::milliseconds(5000));
+  detector.observe(cli::progressSamples(polling), at(0));
+  CHECK(cli::progressSamples(polling)[0] == live(0, 7, true));
+  polling[0].status->state = RankState::InMpi;
+  polling[0].status->mpiCalls = 95;
+  CHECK_FALSE(detector.observe(cli::progressSamples(polling), at(1000)));
+  polling[0].status->state = RankState::Running;
+  polling[0].status->mpiCalls = 130;
+  CHECK_FALSE(detector.observe(cli::progressSamples(polling), at(5000)));
+  CHECK(detector.hung(at(5000)));
+  // The streak ends (a request completed): progress.
+  polling[0].status->call.reset();
+  CHECK(detector.observe(cli::progressSamples(polling), at(5100)));
 }
 
 TEST_CASE("textReportPath puts the text report beside the JSON one", "[cli][triage]") {

@@ -197,6 +197,67 @@ TEST_CASE("hang: waiting on a finalizing rank is a dead end; the finalizing rank
   CHECK_FALSE(v.suggested.contains(1));
 }
 
+namespace {
+
+/// Rank 0 of two tests an MPI_Irecv(source=1, tag=5) as `test` says; rank 1
+/// waits in the first MPI_Barrier.
+HangInput pollingInput(const proto::MpiCall& test) {
+  HangInput in;
+  in.worldSize = 2;
+  proto::RankQueues q = rank(0, 2, 0, test);
+  proto::PendingOp irecv;
+  irecv.kind = proto::PendingOp::Kind::Recv;
+  irecv.function = "MPI_Irecv";
+  irecv.peer = 1;
+  irecv.tag = 5;
+  irecv.count = 1;
+  irecv.request = 0x2c000001;
+  irecv.comm = kWorld;
+  q.comms[0].recvs.push_back(irecv);
+  q.waitingOn = {irecv.request};
+  in.ranks.push_back(q);
+  in.ranks.push_back(rank(1, 2, 1, collective("MPI_Barrier", 1), {rec(1, "MPI_Barrier")}));
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("hang: polling MPI_Test is waiting; a rank that tests and goes on is running", "[hang]") {
+  proto::MpiCall test = plainCall("MPI_Test");
+  test.polling = true;
+  test.elapsedUs = 4'000'000;
+  test.sinceLastUs = 1'000;
+  HangVerdict v = analyzeHang(pollingInput(test));
+  CHECK(v.states.at(0) == "polls MPI_Test on MPI_Irecv(source=1, tag=5, count=1) request 0x2c000001 for 4.0 s");
+  CHECK(hasEdge(v, 0, 1));
+  CHECK(hasEdge(v, 1, 0));
+  REQUIRE(v.cycles.size() == 1);
+  CHECK(v.cycles[0] == std::vector<int>{0, 1});
+
+  // Caught inside one MPI_Test, no streak: the rank goes on by itself.
+  // Rank 1 waits for it; no cycle is claimed.
+  for (const bool polling : {false, true}) {
+    proto::MpiCall brief = plainCall("MPI_Test");
+    brief.polling = polling;
+    brief.elapsedUs = polling ? 300'000 : 20;
+    v = analyzeHang(pollingInput(brief));
+    CHECK(v.states.at(0) == "running (tests requests with MPI_Test between other work)");
+    CHECK_FALSE(hasEdge(v, 0, 1));
+    CHECK(v.cycles.empty());
+    CHECK(renderHang(v).find("Waited for: rank 0 is running") != std::string::npos);
+  }
+
+  // A long streak the rank left for longer than --blocked-after: running.
+  test.sinceLastUs = 3'000'000;
+  v = analyzeHang(pollingInput(test));
+  CHECK(v.cycles.empty());
+  // --blocked-after longer than the streak: not yet waiting.
+  test.sinceLastUs = 1'000;
+  HangInput patient = pollingInput(test);
+  patient.blockedAfter = std::chrono::milliseconds(5000);
+  CHECK(analyzeHang(patient).cycles.empty());
+}
+
 TEST_CASE("hang: MPI_Waitall shows which requests are incomplete", "[hang]") {
   HangInput in;
   in.worldSize = 4;

@@ -91,6 +91,33 @@ TEST_CASE("status groups ranks with identical state", "[core][report]") {
   CHECK(isSettled(views[0], 1000ms));
 }
 
+TEST_CASE("status: a rank polling MPI_Test long enough waits, a short or stale streak runs", "[core][report]") {
+  proto::MpiCall test;
+  test.function = "MPI_Test";
+  test.polling = true;
+  test.elapsedUs = 4'250'000;
+  test.sinceLastUs = 900;
+  // Between two tests: the runtime says running, the streak says waiting.
+  RankView between = inMpi(0, test);
+  between.status->state = proto::RankState::Running;
+  CHECK(describeRankState(between, 1000ms) == "polls MPI_Test for 4.2 s");
+  CHECK(isSettled(between, 1000ms));
+  CHECK(untilSettled({between}, 1000ms) == 0ms);
+  // Inside the next test of the streak: the same.
+  test.sinceLastUs = 0;
+  CHECK(describeRankState(inMpi(1, test), 1000ms) == "polls MPI_Test for 4.2 s");
+  // The streak is younger than --blocked-after: still running.
+  between.status->call->elapsedUs = 400'000;
+  CHECK(describeRankState(between, 1000ms) == "running");
+  CHECK_FALSE(isSettled(between, 1000ms));
+  CHECK(untilSettled({between}, 1000ms) == 600ms);
+  // The rank left the streak to compute for longer than --blocked-after.
+  between.status->call->elapsedUs = 9'000'000;
+  between.status->call->sinceLastUs = 2'000'000;
+  CHECK(describeRankState(between, 1000ms) == "running");
+  CHECK_FALSE(isSettled(between, 1000ms));
+}
+
 TEST_CASE("status names ended, gdb-held and silent ranks", "[core][report]") {
   RankView crashed;
   crashed.info.rank = 1;

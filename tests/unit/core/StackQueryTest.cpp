@@ -194,7 +194,7 @@ TEST_CASE("where leaves out the MPI library's own threads unless asked", "[stack
   CHECK_THAT(stacks::renderLeaves(all), Catch::Contains("libucs.so.0"));
 }
 
-TEST_CASE("mpiCallSites names the caller of the MPI call in each rank's main thread", "[stacks][query]") {
+TEST_CASE("mpiCallSites names the caller of the MPI call in each rank's main thread, or its own code outside MPI", "[stacks][query]") {
   StackInput input;
   GdbThread main0 = gdbThread(101, "solver", {"poll", "PMPI_Recv", "MPI_Recv", "exchange", "main"});
   main0.number = 1;
@@ -208,10 +208,20 @@ TEST_CASE("mpiCallSites names the caller of the MPI call in each rank's main thr
   main1.number = 1;
   main1.frames[3].module = "/opt/app/libsolver.so";
   input.viaGdb[1] = {main1};
-  // Not in an MPI call: no call site.
-  GdbThread main2 = gdbThread(301, "solver", {"compute", "main"});
+  // Not in an MPI call (polling between two MPI_Test calls): the innermost
+  // frame of the application's code.
+  GdbThread main2 = gdbThread(301, "solver", {"nanosleep", "compute", "main"});
   main2.number = 1;
+  main2.frames[0].module = "/lib/x86_64-linux-gnu/libc.so.6";
+  main2.frames[1].file = "/home/me/src/solver.c";
+  main2.frames[1].line = 40;
   input.viaGdb[2] = {main2};
+  // Nothing of the application's on the stack: no call site.
+  GdbThread main4 = gdbThread(501, "solver", {"epoll_wait", "start_thread"});
+  main4.number = 1;
+  main4.frames[0].module = "/lib/x86_64-linux-gnu/libc.so.6";
+  main4.frames[1].module = "/lib/x86_64-linux-gnu/libc.so.6";
+  input.viaGdb[4] = {main4};
   // The runtime's wrapper tail-called its helper: the helper is skipped.
   GdbThread main3 = gdbThread(401, "solver", {"nanosleep", "PMPI_Recv", "recvPlain", "main"});
   main3.number = 1;
@@ -221,9 +231,10 @@ TEST_CASE("mpiCallSites names the caller of the MPI call in each rank's main thr
   input.viaGdb[3] = {main3};
   stacks::Symbolizer symbolizer;
   const auto sites = mpiCallSites(input, symbolizer);
-  CHECK(sites.size() == 3);
+  CHECK(sites.size() == 4);
   CHECK(sites.at(3) == "wildcard_done.c:9 in main");
   CHECK(sites.at(0) == "ring.c:12 in exchange");
   CHECK(sites.at(1) == "?? (libsolver.so)");
-  CHECK_FALSE(sites.contains(2));
+  CHECK(sites.at(2) == "solver.c:40 in compute");
+  CHECK_FALSE(sites.contains(4));
 }
