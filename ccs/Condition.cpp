@@ -2,6 +2,7 @@
 // the call descriptions shown in breakpoint events (grammar in Condition.hpp).
 #include "ccs/Condition.hpp"
 
+#include "ccs/RankProtocol.hpp"
 #include "ccs/TextRecord.hpp"
 #include "mpidbg/MpiFunctions.hpp"
 
@@ -19,11 +20,21 @@ constexpr std::array<std::string_view, kFieldCount> kFieldNames = {"dest",  "sou
 constexpr FieldSet D = bit(Field::Dest), S = bit(Field::Source), T = bit(Field::Tag), R = bit(Field::Root),
                    N = bit(Field::Count), C = bit(Field::Comm);
 
+/// The CLASS column of the function table as FunctionInfo::collClass: the
+/// table names a proto::CollClass enumerator or None.
+namespace table {
+using enum proto::CollClass;
+struct NoClass {};
+constexpr NoClass None{};
+constexpr int classIndex(proto::CollClass c) { return static_cast<int>(c); }
+constexpr int classIndex(NoClass) { return -1; }
+}  // namespace table
+
 /// Every breakpoint target: the MPI functions the runtime interposes, from
 /// their one table (mpidbg/MpiFunctions.hpp), with the arguments a
 /// condition may test.
 constexpr auto kFunctions = std::to_array<FunctionInfo>({
-#define MPIDBG_TARGET(name, text, fields) {text, (fields) | kAlways},
+#define MPIDBG_TARGET(name, text, collClass, fields) {text, (fields) | kAlways, table::classIndex(table::collClass)},
     MPIDBG_MPI_FUNCTIONS(MPIDBG_TARGET)
 #undef MPIDBG_TARGET
 });

@@ -66,6 +66,10 @@ inline constexpr FieldSet kAlways = bit(Field::Rank) | bit(Field::Size);
 struct FunctionInfo {
   std::string_view name;  ///< "MPI_Bcast"
   FieldSet fields;        ///< includes kAlways
+  /// The collective class (RankProtocol.hpp CollClass, 0..13) a collective
+  /// counts in, blocking or not: MPI_Exscan counts as MPI_Scan. -1 for the
+  /// other functions.
+  int collClass = -1;
 };
 
 /// Every interposed MPI function (runtime/CurrentCall.hpp MpiFunction,

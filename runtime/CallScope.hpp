@@ -108,6 +108,15 @@ class CallScope {
                      count, nullptr);
   }
 
+  /// A blocking collective `function` outside the 14 classes (MPI_Exscan,
+  /// MPI_Alltoallw, MPI_Reduce_scatter_block), counted in class `collClass`
+  /// of its nearest form, as its nonblocking form is; otherwise as
+  /// collective().
+  static CallScope collectiveIn(MpiFunction function, ccs::proto::CollClass collClass, MPI_Comm comm,
+                                PeerRole role = PeerRole::None, int root = 0, int count = -1) noexcept {
+    return CallScope(CollectiveTag{}, function, static_cast<int>(collClass), true, comm, role, root, count, nullptr);
+  }
+
   /// What issuing a nonblocking collective counted (issue()).
   struct Issued {
     CommRecord* comm = nullptr;    ///< nullptr: nothing counted (inert, nested, unregistered)

@@ -6,9 +6,10 @@
 // MPI_Cart_create, MPI_Cart_sub, MPI_Graph_create, MPI_Dist_graph_create,
 // MPI_Dist_graph_create_adjacent; and MPI_Comm_create_group, whose callers
 // are a group of the parent, not the parent: its communicators get a uid
-// of their own kind (groupUid) and the parent counts nothing. Others
-// (MPI_Comm_idup, whose communicator is usable only later;
-// intercommunicators) are registered when first used, without a uid.
+// of their own kind (groupUid) and the parent counts nothing; and
+// MPI_Comm_idup, counted on the parent, whose communicator is usable only
+// later. Its communicator and the others (intercommunicators) are
+// registered when first used, without a uid.
 #include <mpi.h>
 
 #include <cstdint>
@@ -189,5 +190,16 @@ MPIDBG_EXPORT int MPI_Comm_set_name(MPI_Comm comm, const char* comm_name) {
   if (Runtime* rt = Runtime::attached(); rt && rc == MPI_SUCCESS && comm_name) {
     if (rt->comms().findOrRegister(comm)) rt->comms().rename(mpidbg::rt::commKey(comm), comm_name);
   }
+  return rc;
+}
+
+/// Nonblocking: counted on the parent when issued, and in its children like
+/// the other constructors (so that later uids stay the same in every
+/// member). The new communicator is usable only once the request
+/// completes: it is registered when first used, without a uid.
+MPIDBG_EXPORT int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
+  auto scope = CallScope::commConstructor(MpiFunction::CommIdup, comm);
+  const int rc = PMPI_Comm_idup(comm, newcomm, request);
+  registerCreated(rc, comm, nullptr);
   return rc;
 }

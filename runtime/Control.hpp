@@ -140,9 +140,8 @@ class Control {
   bool stopped() const noexcept { return hold_.load(std::memory_order_acquire) != 0; }
   /// The status line of the current stop ("breakpoint 1 at ..."); empty
   /// when not stopped. With `number`, also the stop's number (its
-  /// generation, as a breakpoint's or step's event carries it in
-  /// ccs::proto::Event::stop; a freeze --now's stop is numbered too, though
-  /// its event is not), 0 when not stopped; read under the same lock.
+  /// generation, as the stop's event carries it in ccs::proto::Event::stop),
+  /// 0 when not stopped; read under the same lock.
   std::string stopText(Runtime& rt, std::uint32_t* number = nullptr) const;
 
   // ---- MPI threads ----

@@ -199,6 +199,9 @@ void Control::onNowStopped(Runtime& rt) noexcept {
         event.where = "application code (freeze --now)";
         stopText_ = "frozen (--now) in application code";
       }
+      // Numbered like the other stops, so that a front end knows which stop
+      // the event is (a status showed the number already).
+      event.stop = hold_.load(std::memory_order_acquire);
     }
     event.kind = proto::Event::Kind::Stopped;
     event.text = "freeze --now";

@@ -85,7 +85,7 @@ std::optional<proto::MpiCall> observedCall(Runtime& rt, const std::optional<MpiC
     polled = *call;
   } else {
     polled.function = streak->function;
-    if (streak->function == MpiFunction::Iprobe) {
+    if (streak->function == MpiFunction::Iprobe || streak->function == MpiFunction::Improbe) {
       polled.peerRole = PeerRole::Source;
       polled.peer = streak->peer;
       polled.hasTag = true;

@@ -1,7 +1,8 @@
 // Nonblocking collectives. Each counts on its communicator when issued, in
 // the class counters of the blocking ones (../shared/protocols/mqs.md;
 // MPI_Ireduce_scatter_block counts as reduce_scatter, MPI_Iexscan as scan,
-// the neighbourhood ones as allgather/allgatherv/alltoall/alltoallv): the
+// the neighbourhood ones as allgather/allgatherv/alltoall/alltoallv,
+// MPI_Ialltoallw as alltoallv): the
 // entry at issue, the exit when a Wait/Test completes the request (so the
 // class stays active until then). Each also bumps the communicator's
 // collective sequence number, appends a history record, and records its
@@ -204,4 +205,14 @@ MPIDBG_EXPORT int MPI_Ineighbor_alltoallv(const void* sendbuf, const int sendcou
         return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                                         recvtype, comm, request);
       });
+}
+
+MPIDBG_EXPORT int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                 const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                                 const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                 MPI_Request* request) {
+  return nonblocking({MpiFunction::Ialltoallw, CollClass::Alltoallv, comm}, request, [&] {
+    return PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+                           request);
+  });
 }

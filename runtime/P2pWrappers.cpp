@@ -174,9 +174,39 @@ MPIDBG_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_
   const int rc = mpidbg::rt::decisionsOn()
                      ? mpidbg::rt::decided::iprobe(source, tag, comm, flag, status, MPI_Iprobe_slow)
                      : PMPI_Iprobe(source, tag, comm, flag, status);
-  mpidbg::rt::noteProbePoll(scope.outermost() ? scope.runtime() : nullptr, source, tag, comm, entry,
-                            rc != MPI_SUCCESS || !flag || *flag);
+  mpidbg::rt::noteProbePoll(scope.outermost() ? scope.runtime() : nullptr, MpiFunction::Iprobe, source, tag, comm,
+                            entry, rc != MPI_SUCCESS || !flag || *flag);
   return rc;
+}
+
+// Matched probes and receives (MPI-3). MPI_Mprobe waits like MPI_Probe;
+// MPI_Improbe is polled like MPI_Iprobe; MPI_Mrecv and MPI_Imrecv receive a
+// message already matched, from no peer a wait could name. Their matching
+// decisions are not recorded (record/replay: docs/commands.md).
+MPIDBG_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
+  CallScope scope(MpiFunction::Mprobe, comm, PeerRole::Source, source, true, tag);
+  return PMPI_Mprobe(source, tag, comm, message, status);
+}
+
+MPIDBG_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
+                              MPI_Status* status) {
+  CallScope scope(MpiFunction::Improbe, comm, PeerRole::Source, source, true, tag);
+  const std::int64_t entry = mpidbg::rt::callClockNow();
+  const int rc = PMPI_Improbe(source, tag, comm, flag, message, status);
+  mpidbg::rt::noteProbePoll(scope.outermost() ? scope.runtime() : nullptr, MpiFunction::Improbe, source, tag, comm,
+                            entry, rc != MPI_SUCCESS || !flag || *flag);
+  return rc;
+}
+
+MPIDBG_EXPORT int MPI_Mrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message, MPI_Status* status) {
+  CallScope scope(MpiFunction::Mrecv, MPI_COMM_NULL, PeerRole::None, 0, false, 0, count);
+  return PMPI_Mrecv(buf, count, datatype, message, status);
+}
+
+MPIDBG_EXPORT int MPI_Imrecv(void* buf, int count, MPI_Datatype datatype, MPI_Message* message,
+                             MPI_Request* request) {
+  CallScope scope(MpiFunction::Imrecv, MPI_COMM_NULL, PeerRole::None, 0, false, 0, count);
+  return PMPI_Imrecv(buf, count, datatype, message, request);
 }
 
 MPIDBG_EXPORT int MPI_Wait(MPI_Request* request, MPI_Status* status) {

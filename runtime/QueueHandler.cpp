@@ -32,6 +32,7 @@ std::optional<proto::PendingOp> blockingOp(const MpiCallRecord& call) {
     // MPI_Sendrecv* waits for its receive; the record keeps only the source.
     case MpiFunction::Recv:
     case MpiFunction::Probe:
+    case MpiFunction::Mprobe:
     case MpiFunction::Sendrecv:
     case MpiFunction::SendrecvReplace: op.kind = proto::PendingOp::Kind::Recv; break;
     default: return std::nullopt;

@@ -66,14 +66,15 @@ void notePoll(Runtime* rt, MpiFunction function, const MPI_Request* requests, in
   rt->polls().missed(test, rt->mpiCalls(), entryNs, callClockNow());
 }
 
-void noteProbePoll(Runtime* rt, int source, int tag, MPI_Comm comm, std::int64_t entryNs, bool done) noexcept {
+void noteProbePoll(Runtime* rt, MpiFunction function, int source, int tag, MPI_Comm comm, std::int64_t entryNs,
+                   bool done) noexcept {
   if (!rt) return;
   if (done) {
     rt->polls().completed();
     return;
   }
   PollWatch::Streak test;
-  test.function = MpiFunction::Iprobe;
+  test.function = function;
   test.peer = wirePeer(source);
   test.tag = wireTag(tag);
   test.comm = commKey(comm);

@@ -38,13 +38,14 @@ void recordPointToPoint(Runtime& rt, const PointToPoint& op, MPI_Request request
 std::int64_t bytesOf(int count, MPI_Datatype datatype) noexcept;
 
 /// An outermost MPI_Test* on `count` requests at `requests`, or MPI_Iprobe
-/// on (`source`, `tag`, `comm`), of `rt` (nullptr: not outermost or inert,
+/// or MPI_Improbe (`function`) on (`source`, `tag`, `comm`), of `rt` (nullptr: not outermost or inert,
 /// nothing to do), entered at `entryNs` (call-clock ticks), returned: tells
 /// the rank's PollWatch whether it completed a request or found a message
 /// (`done`), or missed; a streak of misses is how a polling rank waits.
 void notePoll(Runtime* rt, MpiFunction function, const MPI_Request* requests, int count, std::int64_t entryNs,
               bool done) noexcept;
-void noteProbePoll(Runtime* rt, int source, int tag, MPI_Comm comm, std::int64_t entryNs, bool done) noexcept;
+void noteProbePoll(Runtime* rt, MpiFunction function, int source, int tag, MPI_Comm comm, std::int64_t entryNs,
+                   bool done) noexcept;
 
 /// Records the nonblocking collective `function` of `collClass` whose
 /// request is `request`, as counted at issue (`issued`); `root` -1 when

@@ -1,10 +1,12 @@
-// The 14 blocking collectives of the mqs collective extension, in
-// mqs_comm_class order (../shared/protocols/mqs.md). Each wrapper counts the
-// call on its communicator, publishes it as the current call, and calls PMPI.
+// The blocking collectives: the 14 of the mqs collective extension, in
+// mqs_comm_class order (../shared/protocols/mqs.md), then the others. Each
+// wrapper counts the call on its communicator, publishes it as the current
+// call, and calls PMPI.
 #include <mpi.h>
 
 #include "CallScope.hpp"
 
+using mpidbg::ccs::proto::CollClass;
 using mpidbg::rt::CallScope;
 using mpidbg::rt::MpiFunction;
 using mpidbg::rt::PeerRole;
@@ -93,4 +95,27 @@ MPIDBG_EXPORT int MPI_Scatterv(const void* sendbuf, const int sendcounts[], cons
                                int root, MPI_Comm comm) {
   auto scope = CallScope::collective(MpiFunction::Scatterv, comm, PeerRole::Root, root, recvcount);
   return MPIDBG_PMPI_OR_IDLE(MPI_Scatterv, (sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
+}
+
+// Blocking collectives outside the 14 classes, each counted in the class of
+// its nearest form (as MPI_Iexscan and MPI_Ireduce_scatter_block are): no
+// fast path.
+MPIDBG_EXPORT int MPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm comm) {
+  auto scope = CallScope::collectiveIn(MpiFunction::Exscan, CollClass::Scan, comm, PeerRole::None, 0, count);
+  return PMPI_Exscan(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+MPIDBG_EXPORT int MPI_Alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                                const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  auto scope = CallScope::collectiveIn(MpiFunction::Alltoallw, CollClass::Alltoallv, comm);
+  return PMPI_Alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+}
+
+MPIDBG_EXPORT int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
+                                           MPI_Op op, MPI_Comm comm) {
+  auto scope = CallScope::collectiveIn(MpiFunction::ReduceScatterBlock, CollClass::ReduceScatter, comm,
+                                       PeerRole::None, 0, recvcount);
+  return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }

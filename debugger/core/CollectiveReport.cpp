@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "debugger/core/Grouping.hpp"
+#include "debugger/core/StatusReport.hpp"
 #include "mpidbg/Text.hpp"
 
 namespace mpidbg::core {
@@ -54,6 +55,17 @@ std::string handlesOf(const Communicator& comm) {
   return out;
 }
 
+/// The collective of class `c` the rank of `view` is in: its current call
+/// when that is one counted in the class ("MPI_Exscan (counted with
+/// MPI_Scan)"), else the class's own.
+std::string collectiveIn(std::size_t c, const RankView* view) {
+  const std::string own(proto::collName(static_cast<proto::CollClass>(c)));
+  if (!view || !view->status || !view->status->call) return own;
+  const std::string& function = view->status->call->function;
+  if (function == own || countedWith(function) != own) return own;
+  return function + " (counted with " + own + ")";
+}
+
 std::string calls(std::uint64_t n) { return std::to_string(n) + (n == 1 ? " call" : " calls"); }
 
 /// What a member not inside class `c` is doing, seen from communicator `comm`.
@@ -61,8 +73,8 @@ std::string doingInstead(const Communicator& comm, int rank, const proto::CommSt
                          const RankView* view, std::chrono::milliseconds blockedAfter) {
   for (std::size_t other = 0; other < proto::kCollClassCount; ++other) {
     if (!inBlocking(comm, rank, state, other, view)) continue;
-    return "is in call " + std::to_string(state.counts[other]) + " to " +
-           std::string(proto::collName(static_cast<proto::CollClass>(other))) + " on " + comm.name;
+    return "is in call " + std::to_string(state.counts[other]) + " to " + collectiveIn(other, view) + " on " +
+           comm.name;
   }
   if (view == nullptr) return "is in an unknown state";
   return "is " + describeRankState(*view, blockedAfter);
@@ -74,6 +86,9 @@ struct MemberGroup {
   RankSet ranks;
   std::uint64_t calls = 0;  ///< inside: the call number; others: calls made
   std::string doing;        ///< others: "is blocked in MPI_Recv(...)"; inside: empty
+  /// inside: the collective they are in ("MPI_Exscan (counted with
+  /// MPI_Scan)", collectiveIn); others: empty
+  std::string collective;
 };
 
 /// One collective class some member is inside.
@@ -133,20 +148,24 @@ Analysis analyze(const std::vector<RankView>& views,
       // equal doings go together.
       std::map<int, std::string> inside, others;
       std::map<int, std::string> doing;
+      std::string collective = cname;  // what the first rank inside calls
       for (const auto& [rank, s] : comm.members) {
         const auto it = viewByRank.find(rank);
         const RankView* view = it == viewByRank.end() ? nullptr : it->second;
         if (inBlocking(comm, rank, s, c, view)) {
-          inside[rank] = "in call " + std::to_string(s.counts[c]);
+          if (inside.empty()) collective = collectiveIn(c, view);
+          inside[rank] = "in call " + std::to_string(s.counts[c]) + " to " + collectiveIn(c, view);
         } else {
           doing[rank] = doingInstead(comm, rank, s, view, blockedAfter);
           others[rank] = calls(s.counts[c]) + " and " + doing[rank];
         }
       }
       if (inside.empty()) continue;
-      ClassReport cls{cname, {}, {}};
+      ClassReport cls{collective, {}, {}};
       for (const auto& g : groupByText(inside))
-        cls.inside.push_back({g.ranks, comm.members.at(g.ranks.first()).counts[c], {}});
+        cls.inside.push_back({g.ranks, comm.members.at(g.ranks.first()).counts[c], {},
+                              collectiveIn(c, viewByRank.count(g.ranks.first()) ? viewByRank.at(g.ranks.first())
+                                                                                  : nullptr)});
       for (const auto& g : groupByText(others))
         cls.others.push_back(
             {g.ranks, comm.members.at(g.ranks.first()).counts[c], doing.at(g.ranks.first())});
@@ -186,7 +205,7 @@ std::string renderCollectives(const std::vector<RankView>& views,
         out += "  " +
                (g.ranks.size() == 1 ? "Rank " + std::to_string(g.ranks.first()) + " is "
                                     : "Ranks " + g.ranks.toString() + " are ") +
-               "in call " + std::to_string(g.calls) + " to " + cls.collective + ".\n";
+               "in call " + std::to_string(g.calls) + " to " + g.collective + ".\n";
       for (const auto& g : cls.others) {
         // The texts are written for one rank ("has made ... and is ..."):
         // several ranks "have made ... and are ...".

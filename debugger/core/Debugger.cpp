@@ -604,6 +604,8 @@ namespace {
 /// still seen within one.
 constexpr std::chrono::milliseconds kSettleLookMin{50};
 constexpr std::chrono::milliseconds kSettleLookMax{1000};
+/// How long waitSettled waits for the events of stops a status showed first.
+constexpr std::chrono::milliseconds kStopEventGrace{2000};
 
 }  // namespace
 
@@ -621,7 +623,23 @@ bool Debugger::waitSettled(std::chrono::milliseconds timeout, std::chrono::milli
       // after its last task); wait a little for it, so its exit code is known.
       bool allEnded = true;
       for (const auto& info : job_.snapshot()) allEnded = allEnded && info.ended();
-      if (!allEnded) return true;
+      if (!allEnded) {
+        // A status can show a stop before its event (sent right after the
+        // stop) has come through the event channel: give those events a
+        // moment, so that the stop's notice comes before wait returns.
+        std::map<int, std::uint32_t> stops;
+        for (const auto& v : all)
+          if (v.status && v.status->stopNumber != 0) stops[v.info.rank] = v.status->stopNumber;
+        if (!stops.empty()) {
+          const auto until = std::min(deadline, std::chrono::steady_clock::now() + kStopEventGrace);
+          while (!job_.stopEventsArrived(stops) && std::chrono::steady_clock::now() < until &&
+                 !(cancelled && cancelled()))
+            job_.waitUntil([&] { return job_.stopEventsArrived(stops); },
+                           std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now()),
+                           cancelled);
+        }
+        return true;
+      }
       const auto grace = std::min(deadline, std::chrono::steady_clock::now() + std::chrono::seconds(5));
       while (jobAlive() && std::chrono::steady_clock::now() < grace && !(cancelled && cancelled()))
         job_.waitUntil([] { return false; }, std::chrono::milliseconds(50), cancelled);

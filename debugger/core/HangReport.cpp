@@ -28,7 +28,9 @@ struct Node {
 
 /// MPI_Test, MPI_Testall, ..., MPI_Iprobe: calls that return at once, so
 /// that being inside one says nothing about waiting unless the rank polls.
-bool isTest(const std::string& function) { return function.starts_with("MPI_Test") || function == "MPI_Iprobe"; }
+bool isTest(const std::string& function) {
+  return function.starts_with("MPI_Test") || function == "MPI_Iprobe" || function == "MPI_Improbe";
+}
 
 bool isFinalize(const proto::RankQueues& q) {
   return q.phase == proto::MpiPhase::Finalizing || q.phase == proto::MpiPhase::Finalized ||
@@ -134,15 +136,22 @@ class Analyzer {
         // Tests that complete, a streak too short, or one the rank left to
         // compute: the rank goes on by itself.
         n.kind = Kind::Computing;
-        n.state = q.call->function == "MPI_Iprobe" ? "running (probes with MPI_Iprobe between other work)"
-                                                    : "running (tests requests with " + q.call->function +
-                                                          " between other work)";
+        n.state = q.call->function.ends_with("probe")
+                      ? "running (probes with " + q.call->function + " between other work)"
+                      : "running (tests requests with " + q.call->function + " between other work)";
       } else if (q.call && !q.call->function.empty()) {
         n.kind = Kind::Blocked;
         const auto& c = *q.call;
-        n.state = c.polling ? pollPhrase(c) : c.collCall > 0 ? "in call " + std::to_string(c.collCall) + " to " + c.function + " on " +
-                                       (c.commName.empty() ? commName(commOf(q, c.comm), c.comm) : c.commName)
-                                 : "blocked in " + describeCall(c);
+        if (c.polling) {
+          n.state = pollPhrase(c);
+        } else if (c.collCall > 0) {
+          const std::string with = countedWith(c.function);
+          n.state = "in call " + std::to_string(c.collCall) + " to " + c.function +
+                    (with.empty() ? "" : " (counted with " + with + ")") + " on " +
+                    (c.commName.empty() ? commName(commOf(q, c.comm), c.comm) : c.commName);
+        } else {
+          n.state = "blocked in " + describeCall(c);
+        }
       } else if (q.phase == proto::MpiPhase::NotInitialized) {
         n.kind = Kind::NotStarted;
         n.state = "not in MPI yet (before MPI_Init returned)";

@@ -148,7 +148,10 @@ void Job::applyEvent(int rank, const ccs::proto::Event& event) {
   }
   if (event.kind == Kind::Breakpoint || event.kind == Kind::Stopped) {
     ++events_;
-    if (event.stop != 0) info.lastStop = std::max(info.lastStop, event.stop);
+    if (event.stop != 0) {
+      info.lastStop = std::max(info.lastStop, event.stop);
+      info.eventStop = std::max(info.eventStop, event.stop);
+    }
   }
   markChanged();
 }
@@ -162,6 +165,16 @@ void Job::continued(int rank, std::uint32_t seen) {
   std::lock_guard lock(mutex_);
   if (auto it = ranks_.find(rank); it != ranks_.end())
     it->second.releasedStop = std::max(it->second.releasedStop, seen);
+}
+
+bool Job::stopEventsArrived(const std::map<int, std::uint32_t>& stops) const {
+  std::lock_guard lock(mutex_);
+  for (const auto& [rank, stop] : stops) {
+    const auto it = ranks_.find(rank);
+    if (it == ranks_.end() || it->second.ended()) continue;
+    if (it->second.eventStop < stop && it->second.releasedStop < stop) return false;
+  }
+  return true;
 }
 
 std::uint64_t Job::eventCount() const {

@@ -64,6 +64,8 @@ struct RankInfo {
   /// The `seen` number the last continue quoted: the rank released every
   /// stop up to it, so a late event of such a stop is over and dropped.
   std::uint32_t releasedStop = 0;
+  /// Number of the last stop whose event has arrived (0: none yet).
+  std::uint32_t eventStop = 0;
 
   /// True while the process can still answer CCS requests.
   bool reachable() const {
@@ -113,6 +115,10 @@ class Job {
   void sawStop(int rank, std::uint32_t stop);
   /// A continue quoted `seen` for `rank` (RankInfo::releasedStop).
   void continued(int rank, std::uint32_t seen);
+  /// True when, for every rank of `stops` (rank -> stop number a status
+  /// showed), that stop's event has arrived (RankInfo::eventStop) or a
+  /// continue has released it, or the rank has ended.
+  bool stopEventsArrived(const std::map<int, std::uint32_t>& stops) const;
   /// The rank's channel closed.
   void channelClosed(int rank);
   /// Marks whether gdb holds `rank`.

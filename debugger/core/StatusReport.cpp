@@ -2,11 +2,19 @@
 
 #include <algorithm>
 
+#include "ccs/Condition.hpp"
 #include "debugger/core/Grouping.hpp"
 
 namespace mpidbg::core {
 
 namespace proto = ccs::proto;
+
+std::string countedWith(const std::string& function) {
+  const ccs::cond::FunctionInfo* info = ccs::cond::findFunction(function);
+  if (!info || info->collClass < 0) return "";
+  const std::string_view counted = proto::collName(static_cast<proto::CollClass>(info->collClass));
+  return counted == function ? "" : std::string(counted);
+}
 
 std::string describeCall(const proto::MpiCall& call) {
   std::string args;
@@ -21,7 +29,9 @@ std::string describeCall(const proto::MpiCall& call) {
   if (call.collCall > 0) {
     std::string out = call.function;
     if (!args.empty()) out += "(" + args + ")";
-    return out + " (call " + std::to_string(call.collCall) + " on " + call.commName + ")";
+    const std::string with = countedWith(call.function);
+    return out + " (call " + std::to_string(call.collCall) + " on " + call.commName +
+           (with.empty() ? "" : ", counted with " + with) + ")";
   }
   if (!call.commName.empty() && !args.empty()) args += ", comm=" + call.commName;
   return args.empty() ? call.function : call.function + "(" + args + ")";

@@ -19,9 +19,17 @@ struct RankView {
   std::string queryError;  ///< set when a reachable rank did not answer
 };
 
+/// The collective whose calls `function` is counted with when that is not
+/// itself ("MPI_Scan" for MPI_Exscan and MPI_Iexscan: collective classes,
+/// ccs/Condition.hpp FunctionInfo::collClass), else "". Call numbers of a
+/// class count both.
+std::string countedWith(const std::string& function);
+
 /// `MPI_Recv(source=0, tag=99, comm=MPI_COMM_WORLD)` for point-to-point
 /// calls; `MPI_Allreduce (call 1 on MPI_COMM_WORLD)` or
-/// `MPI_Bcast(root=0) (call 3 on MPI_COMM_WORLD)` for collectives.
+/// `MPI_Bcast(root=0) (call 3 on MPI_COMM_WORLD)` for collectives,
+/// `MPI_Exscan (call 2 on MPI_COMM_WORLD, counted with MPI_Scan)` for one
+/// counted with another (countedWith).
 std::string describeCall(const ccs::proto::MpiCall& call);
 
 /// True when `call` has lasted `blockedAfter` or longer: one call that long,

@@ -80,3 +80,18 @@ case_verdict_polled_receive_nobody_sends_is_a_cycle() {
   check_contains "$out" "Deadlock: cycle 0 -> 1 -> 0" "hang" &&
   check_not_contains "$out" "computing" "hang"
 }
+
+case_verdict_exscan_against_barrier_is_a_mismatch() {
+  # exscan_mismatch: ranks 0-2 in MPI_Exscan (interposed since issue 23; it
+  # counts with MPI_Scan), rank 3 in MPI_Barrier. Named by its own name in
+  # status, collectives and hang.
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex status -ex collectives -ex hang -ex kill -- \
+    "$mpiexec" -n 4 "$verdict_hangs/exscan_mismatch"
+  check_rc 0 &&
+  check_contains "$out" "[0-2] blocked in MPI_Exscan (call 1 on MPI_COMM_WORLD, counted with MPI_Scan)" "status" &&
+  check_contains "$out" "  Ranks [0-2] are in call 1 to MPI_Exscan (counted with MPI_Scan)." "collectives" &&
+  check_contains "$out" "  [0-2] in call 1 to MPI_Exscan (counted with MPI_Scan) on MPI_COMM_WORLD at exscan_mismatch.c:16 in main" "hang" &&
+  check_contains "$out" "MPI_COMM_WORLD: collective #1 differs: ranks [0-2] called MPI_Exscan, rank 3 called MPI_Barrier" "hang" &&
+  check_contains "$out" "Deadlock: cycle 0 -> 3 -> 0" "hang" &&
+  check_not_contains "$out" "computing" "hang"
+}

@@ -160,10 +160,10 @@ TEST_CASE("validation against the target's arguments", "[ccs][control]") {
 TEST_CASE("the interposed function table", "[ccs][control]") {
   // Every row of the one function table (mpidbg/MpiFunctions.hpp), which
   // runtime/CurrentCall.hpp's MpiFunction is made from too.
-#define MPIDBG_ONE(name, text, fields) +1
+#define MPIDBG_ONE(name, text, collClass, fields) +1
   constexpr std::size_t kRows = 0 MPIDBG_MPI_FUNCTIONS(MPIDBG_ONE);
 #undef MPIDBG_ONE
-  CHECK(kRows == 78);
+  CHECK(kRows == 89);
   CHECK(functions().size() == kRows);
   REQUIRE(findFunction("MPI_Iprobe") != nullptr);
   CHECK(findFunction("MPI_Iprobe")->fields ==
@@ -182,7 +182,15 @@ TEST_CASE("the interposed function table", "[ccs][control]") {
   CHECK((findFunction("MPI_Ibcast")->fields & bit(Field::Root)) != 0);
   REQUIRE(findFunction("MPI_Comm_create_group") != nullptr);
   CHECK(findFunction("MPI_Comm_create_group")->fields == (bit(Field::Comm) | kAlways));
-  CHECK(findFunction("MPI_Comm_idup") == nullptr);  // not interposed
+  CHECK(findFunction("MPI_Comm_spawn") == nullptr);  // not interposed
+  // Collectives count in a class, their own or their nearest form's.
+  CHECK(findFunction("MPI_Allreduce")->collClass == 4);
+  REQUIRE(findFunction("MPI_Exscan") != nullptr);
+  CHECK(findFunction("MPI_Exscan")->collClass == 11);  // MPI_Scan
+  CHECK(findFunction("MPI_Iexscan")->collClass == 11);
+  CHECK(findFunction("MPI_Ialltoallw")->collClass == 6);  // MPI_Alltoallv
+  CHECK(findFunction("MPI_Send")->collClass == -1);
+  CHECK(findFunction("MPI_Comm_idup")->collClass == -1);
   std::set<std::string_view> names;
   for (const FunctionInfo& f : functions()) names.insert(f.name);
   CHECK(names.size() == functions().size());

@@ -78,6 +78,17 @@ TEST_CASE("describeCall spells calls as users read them", "[core][report]") {
   CHECK(describeCall(wait) == "MPI_Wait");
 }
 
+TEST_CASE("a collective counted with another says so", "[core][report]") {
+  proto::MpiCall exscan = allreduce(2, 0);
+  exscan.function = "MPI_Exscan";
+  CHECK(describeCall(exscan) == "MPI_Exscan (call 2 on MPI_COMM_WORLD, counted with MPI_Scan)");
+  CHECK(describeCall(allreduce(2, 0)) == "MPI_Allreduce (call 2 on MPI_COMM_WORLD)");
+  CHECK(countedWith("MPI_Ireduce_scatter_block") == "MPI_Reduce_scatter");
+  CHECK(countedWith("MPI_Scan").empty());
+  CHECK(countedWith("MPI_Recv").empty());
+  CHECK(countedWith("no such function").empty());
+}
+
 TEST_CASE("status groups ranks with identical state", "[core][report]") {
   std::vector<RankView> views = {inMpi(0, allreduce(1, 5'000'000)), inMpi(1, allreduce(1, 5'000'000)),
                                  inMpi(2, recvFrom(0, 99, 5'000'000)), inMpi(3, allreduce(1, 5'000'000))};
