@@ -15,7 +15,9 @@
 #include "debugger/cli/StackCommands.hpp"
 #include "debugger/core/CollectiveReport.hpp"
 #include "debugger/core/Grouping.hpp"
+#include "debugger/core/StackQuery.hpp"
 #include "debugger/core/StatusReport.hpp"
+#include "debugger/core/stacks/Symbolizer.hpp"
 #include "debugger/gdbmi/Record.hpp"
 #include "debugger/gdbmi/Reply.hpp"
 
@@ -71,8 +73,21 @@ CommandResult doStatus(Context& ctx, std::string_view args) {
   if (!ranks) return CommandResult::failure(ranks.error().message);
   CommandResult result;
   const auto views = ctx.debugger.views(*ranks);
-  result.text = core::renderStatus(views, ctx.settings.blockedAfter);
-  result.data = statusJson(views, ctx.settings.blockedAfter);
+  // Where the ranks that wait (blocked or polling) made their call, from
+  // their stacks as `where` reads them; ranks still moving are left out,
+  // as their stacks may already be elsewhere.
+  core::RankSet waiting;
+  for (const auto& v : views)
+    if (v.status && v.status->call && v.status->state != ccs::proto::RankState::Frozen &&
+        core::waitsLong(*v.status->call, ctx.settings.blockedAfter))
+      waiting.insert(v.info.rank);
+  std::map<int, std::string> sites;
+  if (!waiting.empty()) {
+    core::stacks::Symbolizer symbolizer;
+    sites = core::mpiCallSites(ctx.debugger.stacks(waiting), symbolizer);
+  }
+  result.text = core::renderStatus(views, ctx.settings.blockedAfter, sites);
+  result.data = statusJson(views, ctx.settings.blockedAfter, sites);
   result.data["size"] = ctx.debugger.job().size();
   return result;
 }
@@ -515,8 +530,10 @@ const std::vector<Command>& commandTable() {
       {"status", {"st"}, "status [RANKS]", "Show what each rank is doing, grouped by state",
        "Asks each rank's runtime what it is doing and prints ranks with identical state\n"
        "together, e.g.\n"
-       "  [0-1,3] blocked in MPI_Allreduce (call 1 on MPI_COMM_WORLD)\n"
-       "  [2] blocked in MPI_Recv(source=0, tag=99, comm=MPI_COMM_WORLD)\n"
+       "  [0-1,3] blocked in MPI_Allreduce (call 1 on MPI_COMM_WORLD) at solver.c:88 in step\n"
+       "  [2] blocked in MPI_Recv(source=0, tag=99, comm=MPI_COMM_WORLD) at halo.c:40 in exchange\n"
+       "A rank that waits (blocked or polling) is followed by where it made the call, from\n"
+       "its stack as 'where' reads it.\n"
        "A rank is 'blocked' once it has been inside one MPI call for --blocked-after\n"
        "milliseconds (default 1000); before that it is 'in' the call. A rank that repeats\n"
        "one MPI_Test* (or MPI_Iprobe) with nothing completing that long 'polls' it:\n"

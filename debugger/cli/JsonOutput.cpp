@@ -37,13 +37,14 @@ nlohmann::json callJson(const ccs::proto::MpiCall& call) {
           {"polling", call.polling}};
 }
 
-nlohmann::json statusJson(const std::vector<core::RankView>& views,
-                          std::chrono::milliseconds blockedAfter) {
+nlohmann::json statusJson(const std::vector<core::RankView>& views, std::chrono::milliseconds blockedAfter,
+                          const std::map<int, std::string>& callSites) {
   std::map<int, std::string> byRank;
   nlohmann::json perRank = nlohmann::json::array();
   for (const auto& v : views) {
     const std::string state = core::describeRankState(v, blockedAfter);
-    byRank[v.info.rank] = state;
+    byRank[v.info.rank] = core::statusLine(v, blockedAfter, callSites);
+    const auto site = callSites.find(v.info.rank);
     const auto& s = v.status;
     const bool answered = s.has_value() && !v.info.ended() && !v.info.heldByGdb;
     // In a call, or polling between two tests (state running).
@@ -60,6 +61,7 @@ nlohmann::json statusJson(const std::vector<core::RankView>& views,
          {"ended", v.info.ended()},
          {"mpi_calls", answered ? nlohmann::json(s->mpiCalls) : nlohmann::json(nullptr)},
          {"call", inCall ? callJson(*s->call) : nlohmann::json(nullptr)},
+         {"call_site", site == callSites.end() ? nlohmann::json(nullptr) : nlohmann::json(site->second)},
          {"error", v.queryError.empty() ? nlohmann::json(nullptr) : nlohmann::json(v.queryError)}});
   }
   return {{"groups", groupsJson(byRank, "state")}, {"per_rank", std::move(perRank)}};

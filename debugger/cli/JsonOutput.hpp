@@ -52,12 +52,13 @@ nlohmann::json groupsJson(const std::map<int, std::string>& textByRank, const st
 nlohmann::json callJson(const ccs::proto::MpiCall& call);
 
 /// The `status` result without "size": {"groups":[{"ranks","rank_list",
-/// "state"}] (the text's lines), "per_rank":[{"rank","state","runtime_state",
-/// "blocked","settled","held","ended","mpi_calls","call","error"}]}; state is
-/// describeRankState, runtime_state the runtime's own word ("running",
-/// "frozen", "in-mpi", "finalized") or null when it did not answer.
-nlohmann::json statusJson(const std::vector<core::RankView>& views,
-                          std::chrono::milliseconds blockedAfter);
+/// "state"}] (the text's lines, statusLine), "per_rank":[{"rank","state",
+/// "runtime_state","blocked","settled","held","ended","mpi_calls","call",
+/// "call_site","error"}]}; state is describeRankState, runtime_state the
+/// runtime's own word ("running", "frozen", "in-mpi", "finalized") or null
+/// when it did not answer, call_site `callSites`' entry or null.
+nlohmann::json statusJson(const std::vector<core::RankView>& views, std::chrono::milliseconds blockedAfter,
+                          const std::map<int, std::string>& callSites = {});
 
 /// A gdb/MI value as JSON: a c-string as a string, a tuple as an object (a
 /// repeated name keeps its first value, as Tuple::get does), a list as an

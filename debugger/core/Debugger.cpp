@@ -84,7 +84,8 @@ Expected<void> Debugger::launch(const LaunchOptions& options, const Progress& pr
                        : ccs::Security{ccs::SecurityMode::Tls, sessionDir_->key(), "mpidbg-session"});
   std::vector<std::string> names;
   for (const auto& [name, value] : env) names.push_back(name);
-  auto launcher = Launcher::start(withForwardedEnv(options.argv, launcherFamily(options.argv), names), env);
+  launcherFamily_ = launcherFamily(options.argv);
+  auto launcher = Launcher::start(withForwardedEnv(options.argv, launcherFamily_, names), env);
   if (!launcher) return std::unexpected(launcher.error());
   launcher_ = std::move(*launcher);
   hub_->setLauncher(launcher_.get());
@@ -671,12 +672,20 @@ void Debugger::kill() {
   if (launcher_) {
     job_.setKilling();
     hub_->setLauncher(nullptr);
-    launcher_->terminate(std::chrono::milliseconds(2000));
+    // Hydra answers a SIGTERM by forwarding it and printing its 12-line
+    // "BAD TERMINATION ... EXIT CODE: 15" banner about a kill the user asked
+    // for: with every rank on this host, SIGKILL it and its proxies at once
+    // and end the ranks below (each in a process group of its own) directly.
+    bool allLocal = true;
+    for (const auto& info : job_.snapshot())
+      if (!info.ended() && !isThisHost(info.host)) allLocal = false;
+    const bool quiet = launcherFamily_ == LauncherFamily::Hydra && allLocal;
+    launcher_->terminate(std::chrono::milliseconds(2000), quiet ? SIGKILL : SIGTERM);
     if (auto status = launcher_->poll()) job_.launcherEnded(*status);
     // Ranks live in process groups of their own (Hydra gives each one): end
-    // any the launcher left behind.
+    // any the launcher left behind on this host.
     for (const auto& info : job_.snapshot())
-      if (!info.ended() && info.pid > 0) ::kill(info.pid, SIGKILL);
+      if (!info.ended() && info.pid > 0 && isThisHost(info.host)) ::kill(info.pid, SIGKILL);
     launcher_.reset();
   }
   if (channels_) channels_->clear();

@@ -295,6 +295,8 @@ class Debugger {
   std::unique_ptr<SessionDir> sessionDir_;
   std::unique_ptr<EventHub> hub_;
   std::unique_ptr<Launcher> launcher_;
+  /// Whose launcher it is (launcherFamily of the launched command).
+  LauncherFamily launcherFamily_ = LauncherFamily::Other;
   std::unique_ptr<GdbPool> gdb_;
   std::unique_ptr<RankChannels> channels_;
   std::map<int, BreakpointEntry> breakpoints_;

@@ -122,10 +122,10 @@ std::optional<ExitStatus> Launcher::poll() {
   return status_;
 }
 
-void Launcher::terminate(std::chrono::milliseconds grace) {
+void Launcher::terminate(std::chrono::milliseconds grace, int signal) {
   if (pid_ > 0 && gOwnedGroup.load() == pid_) gOwnedGroup.store(0);
   if (pid_ < 0 || poll()) return;
-  ::kill(-pid_, SIGTERM);
+  ::kill(-pid_, signal);
   const auto deadline = std::chrono::steady_clock::now() + grace;
   while (std::chrono::steady_clock::now() < deadline) {
     if (poll()) break;

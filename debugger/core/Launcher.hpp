@@ -1,5 +1,6 @@
 #pragma once
 
+#include <csignal>
 #include <sys/types.h>
 
 #include <chrono>
@@ -90,9 +91,10 @@ class Launcher {
   /// Forgets the launcher without ending it (detach): it runs on, and the
   /// destructor no longer terminates it.
   void release();
-  /// Sends SIGTERM to the launcher's process group, waits up to `grace` for
-  /// it to end, then SIGKILLs the group and reaps. Idempotent.
-  void terminate(std::chrono::milliseconds grace);
+  /// Sends `signal` (SIGTERM unless told) to the launcher's process group,
+  /// waits up to `grace` for it to end, then SIGKILLs the group and reaps.
+  /// Idempotent.
+  void terminate(std::chrono::milliseconds grace, int signal = SIGTERM);
 
  private:
   Launcher() = default;

@@ -101,9 +101,17 @@ std::chrono::milliseconds untilSettled(const std::vector<RankView>& views, std::
   return longest;
 }
 
-std::string renderStatus(const std::vector<RankView>& views, std::chrono::milliseconds blockedAfter) {
+std::string statusLine(const RankView& view, std::chrono::milliseconds blockedAfter,
+                       const std::map<int, std::string>& callSites) {
+  std::string line = describeRankState(view, blockedAfter);
+  if (const auto site = callSites.find(view.info.rank); site != callSites.end()) line += " at " + site->second;
+  return line;
+}
+
+std::string renderStatus(const std::vector<RankView>& views, std::chrono::milliseconds blockedAfter,
+                         const std::map<int, std::string>& callSites) {
   std::map<int, std::string> byRank;
-  for (const auto& v : views) byRank[v.info.rank] = describeRankState(v, blockedAfter);
+  for (const auto& v : views) byRank[v.info.rank] = statusLine(v, blockedAfter, callSites);
   return renderGroups(groupByText(byRank));
 }
 

@@ -67,7 +67,15 @@ bool isSettled(const RankView& view, std::chrono::milliseconds blockedAfter);
 /// earlier: they are job changes (Job::changeCount).
 std::chrono::milliseconds untilSettled(const std::vector<RankView>& views, std::chrono::milliseconds blockedAfter);
 
-/// The per-rank status, grouped by identical state: `[0-1,3] blocked in ...`.
-std::string renderStatus(const std::vector<RankView>& views, std::chrono::milliseconds blockedAfter);
+/// One rank's status line: describeRankState, then " at SITE" when
+/// `callSites` has the rank (where it made the call it waits in,
+/// mpiCallSites).
+std::string statusLine(const RankView& view, std::chrono::milliseconds blockedAfter,
+                       const std::map<int, std::string>& callSites);
+
+/// The per-rank status, grouped by identical line (statusLine): `[0-1,3]
+/// blocked in ... at solver.c:88 in exchange`.
+std::string renderStatus(const std::vector<RankView>& views, std::chrono::milliseconds blockedAfter,
+                         const std::map<int, std::string>& callSites = {});
 
 }  // namespace mpidbg::core

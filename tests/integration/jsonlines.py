@@ -14,12 +14,14 @@ statements read from stdin, run with these names:
                  first one; fails when there is none)
   envelope(line) that envelope itself
   check(cond, what)  fails with `what` when cond is false
+  json, re       the modules
 
 Prints one line per problem and exits 1 on the first failed check or
 invalid line; exits 0 otherwise. Needs the jsonschema module (Debian:
 python3-jsonschema).
 """
 import json
+import re
 import sys
 
 import jsonschema
@@ -76,7 +78,7 @@ def main():
             raise CheckFailed(what)
 
     names = {"lines": lines, "envelopes": envelopes, "events": events, "envelope": envelope,
-             "result": result, "check": check, "json": json}
+             "result": result, "check": check, "json": json, "re": re}
     try:
         exec(compile(sys.stdin.read(), "checks", "exec"), names)
     except CheckFailed as e:

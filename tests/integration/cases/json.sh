@@ -115,7 +115,11 @@ check(result("wait 30")["outcome"] == "settled", "wait: settled")
 
 st = [e["result"] for e in envelopes if e["line"] == "status"][1]
 check([g["rank_list"] for g in st["groups"]] == [[0, 1, 2], [3]], "status after run: groups %s" % st["groups"])
-check(st["groups"][0]["state"] == "blocked in MPI_Allreduce (call 1 on MPI_COMM_WORLD)", "ranks 0-2 state")
+check(st["groups"][0]["state"].startswith("blocked in MPI_Allreduce (call 1 on MPI_COMM_WORLD) at coll_skip.c:"),
+      "ranks 0-2 state %s" % st["groups"][0])
+check(st["per_rank"][0]["state"] == "blocked in MPI_Allreduce (call 1 on MPI_COMM_WORLD)", "rank 0 state without its site")
+check(re.fullmatch(r"coll_skip\.c:\d+ in main", st["per_rank"][0]["call_site"] or ""), "rank 0 call_site %s" % st["per_rank"][0]["call_site"])
+check(st["groups"][0]["state"].endswith(" at " + st["per_rank"][0]["call_site"]), "the text line ends with the call site")
 call = st["per_rank"][3]["call"]
 check(call["function"] == "MPI_Recv" and call["peer_role"] == "source" and call["peer"] == 0 and call["tag"] == 42, "rank 3 call %s" % call)
 check(all(r["blocked"] and r["settled"] and r["runtime_state"] == "in-mpi" for r in st["per_rank"]), "every rank blocked")
