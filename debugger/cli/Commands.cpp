@@ -15,9 +15,7 @@
 #include "debugger/cli/StackCommands.hpp"
 #include "debugger/core/CollectiveReport.hpp"
 #include "debugger/core/Grouping.hpp"
-#include "debugger/core/StackQuery.hpp"
 #include "debugger/core/StatusReport.hpp"
-#include "debugger/core/stacks/Symbolizer.hpp"
 #include "debugger/gdbmi/Record.hpp"
 #include "debugger/gdbmi/Reply.hpp"
 
@@ -73,19 +71,7 @@ CommandResult doStatus(Context& ctx, std::string_view args) {
   if (!ranks) return CommandResult::failure(ranks.error().message);
   CommandResult result;
   const auto views = ctx.debugger.views(*ranks);
-  // Where the ranks that wait (blocked or polling) made their call, from
-  // their stacks as `where` reads them; ranks still moving are left out,
-  // as their stacks may already be elsewhere.
-  core::RankSet waiting;
-  for (const auto& v : views)
-    if (v.status && v.status->call && v.status->state != ccs::proto::RankState::Frozen &&
-        core::waitsLong(*v.status->call, ctx.settings.blockedAfter))
-      waiting.insert(v.info.rank);
-  std::map<int, std::string> sites;
-  if (!waiting.empty()) {
-    core::stacks::Symbolizer symbolizer;
-    sites = core::mpiCallSites(ctx.debugger.stacks(waiting), symbolizer);
-  }
+  const auto sites = waitingCallSites(ctx, views);
   result.text = core::renderStatus(views, ctx.settings.blockedAfter, sites);
   result.data = statusJson(views, ctx.settings.blockedAfter, sites);
   result.data["size"] = ctx.debugger.job().size();

@@ -81,10 +81,22 @@ CommandResult doCollectives(Context& ctx, std::string_view args) {
   const core::HangInput input = ctx.debugger.queueStates();
   const auto states = core::commStatesOf(input);
   const auto pending = core::pendingCollectivesOf(input);
+  const auto sites = waitingCallSites(ctx, views);
   CommandResult result;
-  result.text = core::renderCollectives(views, states, ctx.settings.blockedAfter, pending);
-  result.data = core::collectivesToJson(views, states, ctx.settings.blockedAfter, pending);
+  result.text = core::renderCollectives(views, states, ctx.settings.blockedAfter, pending, sites);
+  result.data = core::collectivesToJson(views, states, ctx.settings.blockedAfter, pending, sites);
   return result;
+}
+
+std::map<int, std::string> waitingCallSites(Context& ctx, const std::vector<core::RankView>& views) {
+  core::RankSet waiting;
+  for (const auto& v : views)
+    if (v.status && v.status->call && v.status->state != ccs::proto::RankState::Frozen &&
+        core::waitsLong(*v.status->call, ctx.settings.blockedAfter))
+      waiting.insert(v.info.rank);
+  if (waiting.empty()) return {};
+  core::stacks::Symbolizer symbolizer;
+  return core::mpiCallSites(ctx.debugger.stacks(waiting), symbolizer);
 }
 
 }  // namespace mpidbg::cli

@@ -1,8 +1,12 @@
 #pragma once
 
+#include <map>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "debugger/cli/Commands.hpp"
+#include "debugger/core/StatusReport.hpp"
 
 namespace mpidbg::cli {
 
@@ -18,5 +22,11 @@ CommandResult doQueues(Context& ctx, std::string_view args);
 CommandResult doHang(Context& ctx, std::string_view args);
 /// `collectives`: the per-communicator stuck-collective report.
 CommandResult doCollectives(Context& ctx, std::string_view args);
+
+/// Where each rank of `views` that waits (blocked or polling, per
+/// --blocked-after, and not stopped) made its call: mpiCallSites over their
+/// stacks as `where` reads them. Ranks still moving are left out, as their
+/// stacks may already be elsewhere.
+std::map<int, std::string> waitingCallSites(Context& ctx, const std::vector<core::RankView>& views);
 
 }  // namespace mpidbg::cli

@@ -89,6 +89,8 @@ struct MemberGroup {
   /// inside: the collective they are in ("MPI_Exscan (counted with
   /// MPI_Scan)", collectiveIn); others: empty
   std::string collective;
+  /// inside: where they made the call ("solver.c:88 in step"), or empty
+  std::string site;
 };
 
 /// One collective class some member is inside.
@@ -122,7 +124,12 @@ struct Analysis {
 
 Analysis analyze(const std::vector<RankView>& views,
                  const std::map<int, std::vector<proto::CommState>>& states,
-                 std::chrono::milliseconds blockedAfter, const PendingCollectives& pending) {
+                 std::chrono::milliseconds blockedAfter, const PendingCollectives& pending,
+                 const std::map<int, std::string>& callSites) {
+  const auto siteOf = [&](int rank) {
+    const auto it = callSites.find(rank);
+    return it == callSites.end() ? std::string() : it->second;
+  };
   std::map<int, const RankView*> viewByRank;
   for (const auto& v : views) viewByRank[v.info.rank] = &v;
 
@@ -154,9 +161,11 @@ Analysis analyze(const std::vector<RankView>& views,
         const RankView* view = it == viewByRank.end() ? nullptr : it->second;
         if (inBlocking(comm, rank, s, c, view)) {
           if (inside.empty()) collective = collectiveIn(c, view);
-          inside[rank] = "in call " + std::to_string(s.counts[c]) + " to " + collectiveIn(c, view);
+          inside[rank] = "in call " + std::to_string(s.counts[c]) + " to " + collectiveIn(c, view) + "|" +
+                         siteOf(rank);
         } else {
           doing[rank] = doingInstead(comm, rank, s, view, blockedAfter);
+          if (const std::string site = siteOf(rank); !site.empty()) doing[rank] += " at " + site;
           others[rank] = calls(s.counts[c]) + " and " + doing[rank];
         }
       }
@@ -165,7 +174,8 @@ Analysis analyze(const std::vector<RankView>& views,
       for (const auto& g : groupByText(inside))
         cls.inside.push_back({g.ranks, comm.members.at(g.ranks.first()).counts[c], {},
                               collectiveIn(c, viewByRank.count(g.ranks.first()) ? viewByRank.at(g.ranks.first())
-                                                                                  : nullptr)});
+                                                                                  : nullptr),
+                              siteOf(g.ranks.first())});
       for (const auto& g : groupByText(others))
         cls.others.push_back(
             {g.ranks, comm.members.at(g.ranks.first()).counts[c], doing.at(g.ranks.first())});
@@ -194,8 +204,9 @@ Analysis analyze(const std::vector<RankView>& views,
 
 std::string renderCollectives(const std::vector<RankView>& views,
                               const std::map<int, std::vector<proto::CommState>>& states,
-                              std::chrono::milliseconds blockedAfter, const PendingCollectives& pending) {
-  const Analysis a = analyze(views, states, blockedAfter, pending);
+                              std::chrono::milliseconds blockedAfter, const PendingCollectives& pending,
+                              const std::map<int, std::string>& callSites) {
+  const Analysis a = analyze(views, states, blockedAfter, pending, callSites);
   std::string out;
   for (const auto& report : a.busy) {
     const Communicator& comm = *report.comm;
@@ -205,7 +216,8 @@ std::string renderCollectives(const std::vector<RankView>& views,
         out += "  " +
                (g.ranks.size() == 1 ? "Rank " + std::to_string(g.ranks.first()) + " is "
                                     : "Ranks " + g.ranks.toString() + " are ") +
-               "in call " + std::to_string(g.calls) + " to " + g.collective + ".\n";
+               "in call " + std::to_string(g.calls) + " to " + g.collective +
+               (g.site.empty() ? "" : " at " + g.site) + ".\n";
       for (const auto& g : cls.others) {
         // The texts are written for one rank ("has made ... and is ..."):
         // several ranks "have made ... and are ...".
@@ -245,8 +257,9 @@ std::string renderCollectives(const std::vector<RankView>& views,
 
 nlohmann::json collectivesToJson(const std::vector<RankView>& views,
                                  const std::map<int, std::vector<proto::CommState>>& states,
-                                 std::chrono::milliseconds blockedAfter, const PendingCollectives& pending) {
-  const Analysis a = analyze(views, states, blockedAfter, pending);
+                                 std::chrono::milliseconds blockedAfter, const PendingCollectives& pending,
+                              const std::map<int, std::string>& callSites) {
+  const Analysis a = analyze(views, states, blockedAfter, pending, callSites);
   const auto group = [](const MemberGroup& g, nlohmann::json j) {
     j["ranks"] = g.ranks.toString();
     j["rank_list"] = g.ranks.toVector();
@@ -257,7 +270,9 @@ nlohmann::json collectivesToJson(const std::vector<RankView>& views,
     nlohmann::json classes = nlohmann::json::array();
     for (const auto& cls : report.classes) {
       nlohmann::json inside = nlohmann::json::array(), others = nlohmann::json::array();
-      for (const auto& g : cls.inside) inside.push_back(group(g, {{"call", g.calls}}));
+      for (const auto& g : cls.inside)
+        inside.push_back(group(g, {{"call", g.calls},
+                                   {"call_site", g.site.empty() ? nlohmann::json(nullptr) : nlohmann::json(g.site)}}));
       for (const auto& g : cls.others)
         others.push_back(
             group(g, {{"calls", g.calls},

@@ -37,14 +37,20 @@ using PendingCollectives = std::map<int, std::map<ccs::proto::CommIdentity, std:
 /// N to MPI_Allreduce"; its operations are listed by their own name and
 /// their position in the communicator's collective sequence: "Rank 0 has not
 /// completed MPI_Iallreduce (collective #2 on the communicator)."
+///
+/// `callSites` (mpiCallSites of the ranks that wait) adds where ranks made
+/// their calls: "Ranks [0-1,3] are in call 1 to MPI_Allreduce at solver.c:88
+/// in step." and "... is blocked in MPI_Recv(...) at halo.c:40 in exchange".
 std::string renderCollectives(const std::vector<RankView>& views,
                               const std::map<int, std::vector<ccs::proto::CommState>>& states,
-                              std::chrono::milliseconds blockedAfter, const PendingCollectives& pending = {});
+                              std::chrono::milliseconds blockedAfter, const PendingCollectives& pending = {},
+                              const std::map<int, std::string>& callSites = {});
 
 /// The same report as JSON (the `collectives` result of docs/json-schema.md):
 /// {"communicators":[{"name","handle":"0x44000000","size",
 ///   "collectives":[{"collective":"MPI_Allreduce",
-///     "inside":[{"ranks":"[0-1,3]","rank_list":[0,1,3],"call":1}],
+///     "inside":[{"ranks":"[0-1,3]","rank_list":[0,1,3],"call":1,
+///                "call_site":"solver.c:88 in step"|null}],
 ///     "others":[{"ranks","rank_list","calls":0,"doing":"blocked in MPI_Recv(...)"}]}],
 ///   "unreported":{"count":0,"ranks":"[]","rank_list":[]},
 ///   "nonblocking":[{"collective":"MPI_Iallreduce","seq":2,"ranks","rank_list"}]}],
@@ -52,7 +58,8 @@ std::string renderCollectives(const std::vector<RankView>& views,
 /// text's; "unreported" ranks are known for MPI_COMM_WORLD only.
 nlohmann::json collectivesToJson(const std::vector<RankView>& views,
                                  const std::map<int, std::vector<ccs::proto::CommState>>& states,
-                                 std::chrono::milliseconds blockedAfter, const PendingCollectives& pending = {});
+                                 std::chrono::milliseconds blockedAfter, const PendingCollectives& pending = {},
+                                 const std::map<int, std::string>& callSites = {});
 
 /// The collective counters `renderCollectives` takes, from the queue state
 /// of `queueStates()` (live ranks over CCS, held ranks from memory): each

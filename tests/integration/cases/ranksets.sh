@@ -27,8 +27,9 @@ case_ranksets_live_states_names_and_algebra() {
     -ex 'gdb detach (held)' \
     -ex 'unset late' \
     -ex kill -- "$mpiexec" -n 4 "$examples/hangs/coll_skip"
-  local allreduce="blocked in MPI_Allreduce (call 1 on MPI_COMM_WORLD)"
-  local recv="blocked in MPI_Recv(source=0, tag=42, comm=MPI_COMM_WORLD)"
+  # status ends each waiting rank's line with where it made the call.
+  local allreduce="blocked in MPI_Allreduce (call 1 on MPI_COMM_WORLD) at coll_skip.c:15 in main"
+  local recv="blocked in MPI_Recv(source=0, tag=42, comm=MPI_COMM_WORLD) at coll_skip.c:18 in main"
   check_rc 0 &&
   check_contains "$(section 'status blocked')" "[0-2] $allreduce" "status blocked" &&
   check_contains "$(section 'status blocked')" "[3] $recv" "status blocked" &&
@@ -69,8 +70,9 @@ case_ranksets_focus_and_errors() {
     -ex 'focus all' \
     -ex 'status' \
     -ex kill -- "$mpiexec" -n 4 "$examples/hangs/coll_skip"
-  local allreduce="blocked in MPI_Allreduce (call 1 on MPI_COMM_WORLD)"
-  local recv="blocked in MPI_Recv(source=0, tag=42, comm=MPI_COMM_WORLD)"
+  # status ends each waiting rank's line with where it made the call.
+  local allreduce="blocked in MPI_Allreduce (call 1 on MPI_COMM_WORLD) at coll_skip.c:15 in main"
+  local recv="blocked in MPI_Recv(source=0, tag=42, comm=MPI_COMM_WORLD) at coll_skip.c:18 in main"
   check_rc 65 &&
   check_contains "$(section 'focus [2-3]')" "Focus: [2-3]" "focus [2-3]" &&
   [ "$(section 'status' | head -2)" = "[2] $allreduce

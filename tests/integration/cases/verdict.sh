@@ -74,7 +74,7 @@ case_verdict_polled_receive_nobody_sends_is_a_cycle() {
   # Polling is waiting: not "computing", and the cycle is real.
   run_mpidbg 120 -ex run -ex 'wait 10' -ex status -ex hang -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/poll_nobody"
   check_rc 0 &&
-  check_matches "$out" '^\[0\] polls MPI_Test for [0-9]+\.[0-9] s$' "status" &&
+  check_matches "$out" '^\[0\] polls MPI_Test for [0-9]+\.[0-9] s at poll_nobody\.c:[0-9]+ in main$' "status" &&
   check_matches "$out" '^  \[0\] polls MPI_Test on MPI_Irecv\(source=1, tag=5, count=1\) request 0x[0-9a-f]+ for [0-9]+\.[0-9] s at poll_nobody\.c:[0-9]+ in main$' "hang" &&
   check_contains "$out" "  [1-3] in call 1 to MPI_Barrier on MPI_COMM_WORLD at poll_nobody.c:24 in main" "hang" &&
   check_contains "$out" "Deadlock: cycle 0 -> 1 -> 0" "hang" &&
@@ -89,7 +89,7 @@ case_verdict_exscan_against_barrier_is_a_mismatch() {
     "$mpiexec" -n 4 "$verdict_hangs/exscan_mismatch"
   check_rc 0 &&
   check_contains "$out" "[0-2] blocked in MPI_Exscan (call 1 on MPI_COMM_WORLD, counted with MPI_Scan)" "status" &&
-  check_contains "$out" "  Ranks [0-2] are in call 1 to MPI_Exscan (counted with MPI_Scan)." "collectives" &&
+  check_contains "$out" "  Ranks [0-2] are in call 1 to MPI_Exscan (counted with MPI_Scan) at exscan_mismatch.c:16 in main." "collectives" &&
   check_contains "$out" "  [0-2] in call 1 to MPI_Exscan (counted with MPI_Scan) on MPI_COMM_WORLD at exscan_mismatch.c:16 in main" "hang" &&
   check_contains "$out" "MPI_COMM_WORLD: collective #1 differs: ranks [0-2] called MPI_Exscan, rank 3 called MPI_Barrier" "hang" &&
   check_contains "$out" "Deadlock: cycle 0 -> 3 -> 0" "hang" &&
