@@ -50,35 +50,45 @@ std::int64_t bytesOf(int count, MPI_Datatype datatype) noexcept {
   return static_cast<std::int64_t>(count) * size;
 }
 
-void notePoll(Runtime* rt, MpiFunction function, const MPI_Request* requests, int count, std::int64_t entryNs,
-              bool done) noexcept {
-  if (!rt) return;
+namespace {
+
+/// The PollWatch a test reports its miss to, or nullptr: no runtime (not
+/// outermost, inert), or the test completed something, which ends the
+/// streak here.
+PollWatch* missedBy(Runtime* rt, bool done) noexcept {
+  if (!rt) return nullptr;
   if (done) {
     rt->polls().completed();
-    return;
+    return nullptr;
   }
+  return &rt->polls();
+}
+
+}  // namespace
+
+void notePoll(Runtime* rt, MpiFunction function, const MPI_Request* requests, int count, std::int64_t entryNs,
+              bool done) noexcept {
+  PollWatch* watch = missedBy(rt, done);
+  if (!watch) return;
   PollWatch::Streak test;
   test.function = function;
   test.array = reinterpret_cast<std::uintptr_t>(requests);
   test.count = count;
   for (int i = 0; requests && i < count && test.handleCount < PollWatch::kMaxRequests; ++i)
     if (requests[i] != MPI_REQUEST_NULL) test.handles[test.handleCount++] = handleKey(requests[i]);
-  rt->polls().missed(test, rt->mpiCalls(), entryNs, callClockNow());
+  watch->missed(test, rt->mpiCalls(), entryNs, callClockNow());
 }
 
 void noteProbePoll(Runtime* rt, MpiFunction function, int source, int tag, MPI_Comm comm, std::int64_t entryNs,
                    bool done) noexcept {
-  if (!rt) return;
-  if (done) {
-    rt->polls().completed();
-    return;
-  }
+  PollWatch* watch = missedBy(rt, done);
+  if (!watch) return;
   PollWatch::Streak test;
   test.function = function;
   test.peer = wirePeer(source);
   test.tag = wireTag(tag);
   test.comm = commKey(comm);
-  rt->polls().missed(test, rt->mpiCalls(), entryNs, callClockNow());
+  watch->missed(test, rt->mpiCalls(), entryNs, callClockNow());
 }
 
 void recordPointToPoint(Runtime& rt, const PointToPoint& p, MPI_Request request) noexcept {

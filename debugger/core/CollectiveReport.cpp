@@ -178,7 +178,7 @@ Analysis analyze(const std::vector<RankView>& views,
                               siteOf(g.ranks.first())});
       for (const auto& g : groupByText(others))
         cls.others.push_back(
-            {g.ranks, comm.members.at(g.ranks.first()).counts[c], doing.at(g.ranks.first())});
+            {g.ranks, comm.members.at(g.ranks.first()).counts[c], doing.at(g.ranks.first()), {}, {}});
       report.classes.push_back(std::move(cls));
     }
     std::map<std::pair<std::uint64_t, std::string>, RankSet> nonblocking;

@@ -199,20 +199,27 @@ TEST_CASE("hang: waiting on a finalizing rank is a dead end; the finalizing rank
 
 namespace {
 
+/// A pending MPI_Irecv on MPI_COMM_WORLD.
+proto::PendingOp irecvOp(int source, int tag, int count, std::uint64_t request, bool waited = false) {
+  proto::PendingOp irecv;
+  irecv.kind = proto::PendingOp::Kind::Recv;
+  irecv.function = "MPI_Irecv";
+  irecv.peer = source;
+  irecv.tag = tag;
+  irecv.count = count;
+  irecv.request = request;
+  irecv.waited = waited;
+  irecv.comm = kWorld;
+  return irecv;
+}
+
 /// Rank 0 of two tests an MPI_Irecv(source=1, tag=5) as `test` says; rank 1
 /// waits in the first MPI_Barrier.
 HangInput pollingInput(const proto::MpiCall& test) {
   HangInput in;
   in.worldSize = 2;
   proto::RankQueues q = rank(0, 2, 0, test);
-  proto::PendingOp irecv;
-  irecv.kind = proto::PendingOp::Kind::Recv;
-  irecv.function = "MPI_Irecv";
-  irecv.peer = 1;
-  irecv.tag = 5;
-  irecv.count = 1;
-  irecv.request = 0x2c000001;
-  irecv.comm = kWorld;
+  const proto::PendingOp irecv = irecvOp(1, 5, 1, 0x2c000001);
   q.comms[0].recvs.push_back(irecv);
   q.waitingOn = {irecv.request};
   in.ranks.push_back(q);
@@ -262,15 +269,7 @@ TEST_CASE("hang: MPI_Waitall shows which requests are incomplete", "[hang]") {
   HangInput in;
   in.worldSize = 4;
   proto::RankQueues q = rank(0, 4, 1, plainCall("MPI_Waitall"));
-  proto::PendingOp irecv;
-  irecv.kind = proto::PendingOp::Kind::Recv;
-  irecv.function = "MPI_Irecv";
-  irecv.peer = 3;
-  irecv.tag = 7;
-  irecv.count = 10;
-  irecv.request = 0x2c000001;
-  irecv.waited = true;
-  irecv.comm = kWorld;
+  const proto::PendingOp irecv = irecvOp(3, 7, 10, 0x2c000001, true);
   proto::PendingOp ibarrier;
   ibarrier.kind = proto::PendingOp::Kind::Collective;
   ibarrier.function = "MPI_Ibarrier";
