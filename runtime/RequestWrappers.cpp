@@ -162,7 +162,8 @@ int MPI_Test_slow(MPI_Request* request, int* flag, MPI_Status* status) {
   WaitedOps ops(scope.tracking(), request, 1);
   const int rc = PMPI_Test(request, flag, status);
   if (rc == MPI_SUCCESS && flag && *flag) ops.completed(0);
-  notePoll(scope.outermostRuntime(), MpiFunction::Test, request, 1, entry, rc != MPI_SUCCESS || !flag || *flag);
+  notePoll(scope.outermostRuntime(), MpiFunction::Test, request, 1, entry,
+           rc != MPI_SUCCESS || !flag || *flag);
   return rc;
 }
 
@@ -172,7 +173,8 @@ int MPI_Testall_slow(int count, MPI_Request array_of_requests[], int* flag, MPI_
   WaitedOps ops(scope.tracking(), array_of_requests, count);
   const int rc = PMPI_Testall(count, array_of_requests, flag, array_of_statuses);
   if (rc == MPI_SUCCESS && flag && *flag) ops.completedAll();
-  notePoll(scope.outermostRuntime(), MpiFunction::Testall, array_of_requests, count, entry, rc != MPI_SUCCESS || !flag || *flag);
+  notePoll(scope.outermostRuntime(), MpiFunction::Testall, array_of_requests, count, entry,
+           rc != MPI_SUCCESS || !flag || *flag);
   return rc;
 }
 
@@ -182,7 +184,8 @@ int MPI_Testany_slow(int count, MPI_Request array_of_requests[], int* indx, int*
   WaitedOps ops(scope.tracking(), array_of_requests, count);
   const int rc = PMPI_Testany(count, array_of_requests, indx, flag, status);
   if (rc == MPI_SUCCESS && flag && *flag && indx) ops.completed(*indx);
-  notePoll(scope.outermostRuntime(), MpiFunction::Testany, array_of_requests, count, entry, rc != MPI_SUCCESS || !flag || *flag);
+  notePoll(scope.outermostRuntime(), MpiFunction::Testany, array_of_requests, count, entry,
+           rc != MPI_SUCCESS || !flag || *flag);
   return rc;
 }
 
