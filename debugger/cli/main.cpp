@@ -133,7 +133,7 @@ int coreMain(std::vector<std::string> args) {
 /// with the signal's default action. A detached job is left alone. SIGKILL
 /// cannot be caught: the ranks then notice the lost front end and resume.
 static void onTermination(int sig) {
-  if (const pid_t group = mpidbg::core::ownedLauncherGroup(); group > 0) ::kill(-group, SIGTERM);
+  mpidbg::core::endOwnedJob();
   ::signal(sig, SIG_DFL);
   ::raise(sig);
 }

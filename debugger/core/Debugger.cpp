@@ -105,7 +105,14 @@ Expected<void> Debugger::launch(const LaunchOptions& options, const Progress& pr
 
   const int size = job_.size();
   const int registered = job_.registered();
-  if (complete && size > 0 && registered == size) return {};
+  if (complete && size > 0 && registered == size) {
+    // SIGTERM to mpidbg ends these too (endOwnedJob).
+    std::vector<pid_t> local;
+    for (const auto& info : job_.snapshot())
+      if (info.pid > 0 && isThisHost(info.host)) local.push_back(info.pid);
+    setOwnedRanks(local);
+    return {};
+  }
   std::string why;
   if (auto status = job_.launcherStatus()) {
     why = "the job ended before " +

@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -27,11 +29,38 @@ extern char** environ;
 namespace mpidbg::core {
 
 namespace {
-/// The launcher group ownedLauncherGroup() reports.
+/// The process group of the launcher mpidbg started and still owns (not
+/// released or ended), or 0.
 std::atomic<pid_t> gOwnedGroup{0};
+/// The owned job's ranks on this host (setOwnedRanks), for endOwnedJob: a
+/// fixed array, so that a signal handler can read it.
+constexpr std::size_t kMaxOwnedRanks = 4096;
+std::array<std::atomic<pid_t>, kMaxOwnedRanks> gOwnedRanks{};
+std::atomic<std::size_t> gOwnedRankCount{0};
+
+/// The launcher is no longer owned: neither it nor its ranks are ended by
+/// endOwnedJob.
+void disown() noexcept {
+  gOwnedGroup.store(0);
+  gOwnedRankCount.store(0);
+}
 }  // namespace
 
-pid_t ownedLauncherGroup() noexcept { return gOwnedGroup.load(); }
+void setOwnedRanks(const std::vector<pid_t>& pids) noexcept {
+  gOwnedRankCount.store(0);
+  const std::size_t n = std::min(pids.size(), kMaxOwnedRanks);
+  for (std::size_t i = 0; i < n; ++i) gOwnedRanks[i].store(pids[i]);
+  gOwnedRankCount.store(n);
+}
+
+void endOwnedJob() noexcept {
+  const pid_t group = gOwnedGroup.load();
+  if (group <= 0) return;
+  ::kill(-group, SIGTERM);
+  const std::size_t n = gOwnedRankCount.load();
+  for (std::size_t i = 0; i < n; ++i)
+    if (const pid_t pid = gOwnedRanks[i].load(); pid > 0) ::kill(pid, SIGTERM);
+}
 
 std::string ExitStatus::describe() const {
   if (signaled)
@@ -109,7 +138,7 @@ Launcher::~Launcher() { terminate(std::chrono::milliseconds(2000)); }
 
 void Launcher::release() {
   std::lock_guard lock(mutex_);
-  if (gOwnedGroup.load() == pid_) gOwnedGroup.store(0);
+  if (gOwnedGroup.load() == pid_) disown();
   pid_ = -1;
 }
 
@@ -123,7 +152,7 @@ std::optional<ExitStatus> Launcher::poll() {
 }
 
 void Launcher::terminate(std::chrono::milliseconds grace, int signal) {
-  if (pid_ > 0 && gOwnedGroup.load() == pid_) gOwnedGroup.store(0);
+  if (pid_ > 0 && gOwnedGroup.load() == pid_) disown();
   if (pid_ < 0 || poll()) return;
   ::kill(-pid_, signal);
   const auto deadline = std::chrono::steady_clock::now() + grace;

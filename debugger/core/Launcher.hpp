@@ -24,10 +24,17 @@ struct ExitStatus {
   std::string describe() const;
 };
 
-/// The process group of the launcher mpidbg started and still owns (not
-/// released or ended), or 0: what a SIGTERM/SIGHUP handler ends before the
-/// debugger exits. Async-signal-safe (one atomic load).
-pid_t ownedLauncherGroup() noexcept;
+/// Records `pids`, the ranks of the owned launcher's job that run on this
+/// host (the first 4096), for endOwnedJob; replaces an earlier set. Cleared
+/// when the launcher is released or ends.
+void setOwnedRanks(const std::vector<pid_t>& pids) noexcept;
+
+/// What a SIGTERM/SIGHUP handler does before the debugger exits: SIGTERM to
+/// the owned launcher's process group and to each owned rank (ranks live in
+/// process groups of their own, and the launcher's proxies, signalled with
+/// it, may die before they pass the signal on). Nothing when no launcher is
+/// owned. Async-signal-safe.
+void endOwnedJob() noexcept;
 
 /// The MPI a launcher command belongs to, which decides the runtime to
 /// preload and how the environment reaches the ranks.

@@ -5,14 +5,18 @@ case_sigterm_to_mpidbg_ends_its_job() {
   start_session -- "$mpiexec" -n 2 "$examples/spin" 60
   send_command run 'Continuing' || { end_session; return 1; }
   send_command ranks '^1 ' || { end_session; return 1; }
-  local pids p left=""
+  local pids p state left=""
   pids="$(awk '$1 ~ /^[01]$/ && $3 ~ /^[0-9]+$/ {print $3}' "$work/out")"
   kill -TERM "$session_pid"
   exec 7>&-
   wait "$session_pid"; rc=$?
   out="$(cat "$work/out")"; err="$(cat "$work/err")"
   sleep 1
-  for p in $pids; do [ -d "/proc/$p" ] && left="$left $p"; done
+  # A zombie has ended: its parent died and PID 1 reaps it when it will.
+  for p in $pids; do
+    state="$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null || true)"
+    [ -n "$state" ] && [ "$state" != Z ] && left="$left $p($state)"
+  done
   check_rc 143 || return 1
   if [ -n "$left" ]; then echo "    ranks still running after SIGTERM to mpidbg:$left"; return 1; fi
 }
