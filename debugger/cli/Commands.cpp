@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
-
-#include "mpidbg/Text.hpp"
 #include <cmath>
 
 #include "debugger/cli/ControlCommands.hpp"
@@ -18,6 +16,7 @@
 #include "debugger/core/StatusReport.hpp"
 #include "debugger/gdbmi/Record.hpp"
 #include "debugger/gdbmi/Reply.hpp"
+#include "mpidbg/Text.hpp"
 
 namespace mpidbg::cli {
 
@@ -220,11 +219,25 @@ std::string gdbConsoleCommand(std::string_view typed) {
   return out;
 }
 
-CommandResult doGdb(Context& ctx, std::string_view args) {
+/// Splits a leading `--keep` off `args` (trimmed): true when it was there.
+bool takeKeep(std::string_view& args) {
   args = trim(args);
+  if (!startsWithWord(args, "--keep")) return false;
+  args = trim(args.substr(6));
+  return true;
+}
+
+/// After a look command: the ranks of `ranks` that gdb did not hold before
+/// (`before`) are let go again.
+void releaseAfterLook(Context& ctx, const core::RankSet& ranks, const core::RankSet& before) {
+  ctx.debugger.gdb().release(ranks - before);
+}
+
+CommandResult doGdb(Context& ctx, std::string_view args) {
+  const bool keep = takeKeep(args);
   if (args.empty())
     return CommandResult::failure(
-        "usage: gdb RANKS COMMAND (e.g. 'gdb 2 bt'), gdb attach RANKS, or gdb detach RANKS");
+        "usage: gdb [--keep] RANKS COMMAND (e.g. 'gdb 2 bt'), gdb attach RANKS, or gdb detach RANKS");
   if (startsWithWord(args, "attach")) return gdbAttach(ctx, trim(args.substr(6)));
   if (startsWithWord(args, "detach")) return gdbDetach(ctx, trim(args.substr(6)));
   auto [rankText, command] = splitRankToken(args);
@@ -232,8 +245,10 @@ CommandResult doGdb(Context& ctx, std::string_view args) {
     return CommandResult::failure("usage: gdb RANKS COMMAND: no gdb command given after '" + rankText + "'");
   auto ranks = commandRanks(ctx, rankText);
   if (!ranks) return CommandResult::failure(ranks.error().message);
+  const core::RankSet before = ctx.debugger.gdb().attached();
   const auto outputs = ctx.debugger.gdb().run(*ranks, gdbConsoleCommand(command), gdbProgress(ctx, "attaching gdb"));
   ctx.console.endProgress();
+  if (!keep && isLookCommand(command)) releaseAfterLook(ctx, *ranks, before);
   std::map<int, std::string> texts, errors;
   for (const auto& [rank, out] : outputs) {
     if (out) texts[rank] = *out;
@@ -242,13 +257,15 @@ CommandResult doGdb(Context& ctx, std::string_view args) {
   CommandResult result = renderPerRank(texts, errors);
   result.data["action"] = "command";
   result.data["command"] = std::string(trim(command));
+  result.data["held"] = rankSetJson(ctx.debugger.gdb().attached() & *ranks);
   return result;
 }
 
 /// `-mi RANKS COMMAND`: one raw MI command; each rank's result record,
 /// grouped with value ranges.
 CommandResult doMi(Context& ctx, std::string_view args) {
-  auto [rankText, command] = splitRankToken(trim(args));
+  const bool keep = takeKeep(args);
+  auto [rankText, command] = splitRankToken(args);
   if (rankText.empty())
     return CommandResult::failure("usage: -mi RANKS COMMAND (e.g. '-mi 0-3 -stack-info-depth')");
   if (command.empty())
@@ -258,8 +275,10 @@ CommandResult doMi(Context& ctx, std::string_view args) {
                                   "'): mpidbg adds its own");
   auto ranks = commandRanks(ctx, rankText);
   if (!ranks) return CommandResult::failure(ranks.error().message);
+  const core::RankSet before = ctx.debugger.gdb().attached();
   const auto replies = ctx.debugger.gdb().mi(*ranks, command, gdbProgress(ctx, "attaching gdb"));
   ctx.console.endProgress();
+  if (!keep && isLookMiCommand(command)) releaseAfterLook(ctx, *ranks, before);
   std::map<int, std::string> texts, errors;
   std::map<int, nlohmann::json> parsed;  // by rank: {"class","results"}
   for (const auto& [rank, reply] : replies) {
@@ -356,6 +375,35 @@ CommandResult doQuit(Context&, std::string_view) {
 }
 
 }  // namespace
+
+bool isLookCommand(std::string_view command) {
+  command = trim(command);
+  const std::string_view word = command.substr(0, command.find_first_of(" /"));
+  static constexpr std::string_view kLooks[] = {
+      "bt", "backtrace", "where", "print", "p", "output", "printf", "echo", "x", "info", "i",
+      "list", "l", "ptype", "whatis", "disassemble", "show", "call", "inspect"};
+  if (std::find(std::begin(kLooks), std::end(kLooks), word) != std::end(kLooks)) return true;
+  // `thread apply LIST [FLAGS] CMD` looks when CMD does; `thread N` selects.
+  if (startsWithWord(command, "thread") && startsWithWord(trim(command.substr(6)), "apply")) {
+    std::string_view rest = trim(trim(command.substr(6)).substr(5));
+    auto listOrFlag = [](std::string_view w) {
+      return w == "all" || w.starts_with('-') ||
+             (!w.empty() && w.find_first_not_of("0123456789-.") == std::string_view::npos);
+    };
+    while (!rest.empty() && listOrFlag(rest.substr(0, rest.find(' '))))
+      rest = rest.find(' ') == std::string_view::npos ? std::string_view{} : trim(rest.substr(rest.find(' ')));
+    return !rest.empty() && isLookCommand(rest);
+  }
+  return false;
+}
+
+bool isLookMiCommand(std::string_view command) {
+  if (command.starts_with("-stack-select-frame") || command.starts_with("-thread-select")) return false;
+  static constexpr std::string_view kLooks[] = {"-data-", "-stack-", "-symbol-", "-thread-info",
+                                                "-list-", "-file-", "-info-"};
+  return std::any_of(std::begin(kLooks), std::end(kLooks),
+                     [&](std::string_view prefix) { return command.starts_with(prefix); });
+}
 
 std::string commandListText() {
   std::string text = "Commands (help COMMAND for details):\n";
@@ -606,14 +654,18 @@ const std::vector<Command>& commandTable() {
        "or on Ctrl-C. Ranks attached without the runtime (attach --pid, --slurm) are seen\n"
        "ending, not blocking: with them, wait runs until the job ends or SECONDS pass.",
        doWait, true},
-      {"gdb", {}, "gdb RANKS COMMAND | gdb attach|detach [RANKS]", "Run a gdb command on ranks (attaching on first use)",
+      {"gdb", {}, "gdb [--keep] RANKS COMMAND | gdb attach|detach [RANKS]", "Run a gdb command on ranks (attaching on first use)",
        "Attaches one gdb (MI) to each rank of RANKS on first use and runs COMMAND, a gdb\n"
        "console command, on all of them. Identical outputs are grouped by rank set, and\n"
        "outputs that differ only in decimal numbers are merged into one line with the\n"
        "values as a range or a set: '[0-63] $1 = [0..63]', '[1-3] $1 = {1,4,9}'.\n"
-       "While attached, a rank is stopped. 'gdb attach RANKS' attaches without a command\n"
-       "(progress on a terminal); 'gdb detach RANKS' lets the ranks run again (RANKS\n"
-       "defaults to all). A rank whose gdb dies or does not answer within --gdb-timeout\n"
+       "While attached, a rank is stopped. A command that only looks (bt, print, x, list,\n"
+       "info, ptype, thread apply ... bt) lets the ranks it attached for it run again\n"
+       "afterwards; their gdb stays, detached, so the next command attaches faster and\n"
+       "value history goes on. Other commands (next, continue, break, frame, up ...) keep\n"
+       "the ranks held, as do 'gdb --keep RANKS COMMAND' and 'gdb attach RANKS' (progress\n"
+       "on a terminal). 'gdb detach RANKS' lets held ranks run again and ends their gdb\n"
+       "(RANKS defaults to all). A rank whose gdb dies or does not answer within --gdb-timeout\n"
        "is reported under 'errors:'; the other ranks' output is printed as usual.\n"
        "gdb lands in the application: after attaching and after every stop, each gdb\n"
        "selects the innermost frame outside mpidbg's runtime, the MPI library and its\n"
@@ -622,12 +674,14 @@ const std::vector<Command>& commandTable() {
        "frames]'); 'gdb RANKS bt --raw' shows every frame (gdb's bt -no-filters).\n"
        "Examples: gdb 2 bt     gdb [0-3] info threads     gdb attach 0-7     gdb detach all",
        doGdb},
-      {"-mi", {}, "-mi RANKS MI-COMMAND", "Run a raw gdb/MI command on ranks, print each result record",
+      {"-mi", {}, "-mi [--keep] RANKS MI-COMMAND", "Run a raw gdb/MI command on ranks, print each result record",
        "Like 'gdb', but MI-COMMAND is sent to gdb as an MI command (no token: mpidbg adds\n"
        "its own) and each rank's result record is printed as gdb wrote it, without the\n"
        "token, grouped like 'gdb' output (numbers merged into ranges):\n"
        "  -mi all -data-evaluate-expression rank   ->  [0-3] ^done,value=\"[0..3]\"\n"
-       "Stream output and async records are not shown; an ^error is printed as a record.",
+       "Stream output and async records are not shown; an ^error is printed as a record.\n"
+       "Queries (-data-*, -stack-* but -stack-select-frame, -symbol-*, -thread-info ...)\n"
+       "release the ranks they attached for, as 'gdb' does for its looks (--keep holds).",
        doMi},
       {"ranks", {}, "ranks [RANKS]", "List ranks: host, pid, CCS endpoint, life",
        "One line per rank as registered: its host, process id, the endpoint of its runtime's\n"

@@ -108,4 +108,15 @@ CommandResult executeLine(Context& context, std::string_view line);
 /// "(in MPI_Recv)", rest "bt"; "2 bt" -> "2", rest "bt". Returns {token, rest}.
 std::pair<std::string, std::string> splitRankToken(std::string_view args);
 
+/// True when the gdb console command `command` only looks at a rank (a
+/// backtrace, a value, memory, source, `info ...`, `thread apply LIST` of
+/// such a command): `gdb RANKS COMMAND` then releases the ranks it attached
+/// for it alone. Execution, breakpoints and frame or thread selection
+/// (`next`, `break`, `frame`, `up`, `thread 2`, anything not listed) keep them.
+bool isLookCommand(std::string_view command);
+
+/// The MI counterpart of isLookCommand, for `-mi`: -data-*, -stack-* (not
+/// -stack-select-frame), -symbol-*, -thread-info, -list-*, -file-*, -info-*.
+bool isLookMiCommand(std::string_view command);
+
 }  // namespace mpidbg::cli

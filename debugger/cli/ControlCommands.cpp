@@ -31,19 +31,40 @@ std::string leadingRankText(const Context& ctx, std::string_view& args) {
   return token;
 }
 
-/// Renders per-rank outcomes: successes as `[ranks] what`, failures as an
-/// error; ok=false overall when no rank succeeded. The data is
-/// {"succeeded":[{"ranks","rank_list","text"}],"failed":[{"ranks","rank_list","error"}]}.
+/// The lines naming the ranks of `outcomes` that were skipped because gdb
+/// holds them: "Skipped ranks [1,3]: held by gdb (release with: gdb detach [1,3])".
+std::string skippedLines(const std::map<int, core::Debugger::ControlOutcome>& outcomes) {
+  std::map<int, std::string> skipped;
+  for (const auto& [rank, o] : outcomes)
+    if (o.skipped) skipped[rank] = o.message;
+  std::string text;
+  for (const auto& g : core::groupByText(skipped))
+    text += "Skipped " + core::describeRanks(g.ranks) + ": " + g.text + " (release with: gdb detach " +
+            g.ranks.toString() + ")\n";
+  return text;
+}
+
+/// Renders per-rank outcomes: successes as `[ranks] what`, ranks gdb holds
+/// as skipped (a note, not a failure: the command acted on the others),
+/// failures as an error; fails (ok=false) when a rank failed, and when no
+/// rank succeeded. The data is {"succeeded":[{"ranks","rank_list","text"}],
+/// "skipped":[{"ranks","rank_list","why"}],"failed":[{"ranks","rank_list","error"}]}.
 CommandResult renderOutcomes(const std::map<int, core::Debugger::ControlOutcome>& outcomes,
                              const std::string& what) {
-  std::map<int, std::string> good, bad;
+  std::map<int, std::string> good, bad, skipped;
   for (const auto& [rank, o] : outcomes) {
     if (o.ok) good[rank] = what + (o.message.empty() ? "" : " (" + o.message + ")");
+    else if (o.skipped) skipped[rank] = o.message;
     else bad[rank] = o.message;
   }
   CommandResult result;
   result.text = core::renderGroups(core::groupByText(good));
-  result.data = {{"succeeded", groupsJson(good, "text")}, {"failed", groupsJson(bad, "error")}};
+  result.data = {{"succeeded", groupsJson(good, "text")},
+                 {"skipped", groupsJson(skipped, "why")},
+                 {"failed", groupsJson(bad, "error")}};
+  result.text += skippedLines(outcomes);
+  if (good.empty() && bad.empty())  // nothing was done: a failure
+    for (const auto& [rank, why] : skipped) bad[rank] = why + " (release with: gdb detach)";
   if (!bad.empty()) {
     std::string msg;
     for (const auto& g : core::groupByText(bad)) msg += (msg.empty() ? "" : "; ") + core::describeRanks(g.ranks) + ": " + g.text;
@@ -305,7 +326,7 @@ CommandResult doBreak(Context& ctx, std::string_view args) {
     for (const auto& [rank, o] : outcomes)
       if (o.ok && !o.message.empty()) notes[rank] = o.message;
     result.text = "Breakpoint " + std::to_string(b.id) + ": " + describe(b) + " on " + set.toString() + "\n" +
-                  (result.ok ? core::renderGroups(core::groupByText(notes)) : result.text);
+                  (result.ok ? core::renderGroups(core::groupByText(notes)) + skippedLines(outcomes) : result.text);
   }
   return result;
 }

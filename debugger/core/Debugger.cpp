@@ -519,7 +519,7 @@ std::map<int, Debugger::ControlOutcome> Debugger::control(const RankSet& ranks,
   for (auto& info : job_.snapshot()) {
     if (!ranks.contains(info.rank)) continue;
     if (info.heldByGdb)
-      outcomes[info.rank] = {false, "is held by gdb (release it with: gdb detach " + std::to_string(info.rank) + ")"};
+      outcomes[info.rank] = {false, "held by gdb", true};
     else if (info.ended())
       outcomes[info.rank] = {false, info.endedPhrase()};
     else if (info.noRuntime)

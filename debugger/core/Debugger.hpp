@@ -144,6 +144,9 @@ class Debugger {
   struct ControlOutcome {
     bool ok = false;
     std::string message;  ///< the error, or a note on success ("already stopped")
+    /// Not sent: gdb holds the rank (ok is false). Commands report such ranks
+    /// as skipped, not as a failure of the command.
+    bool skipped = false;
   };
   /// Sends control `handler` with `data` to `ranks` (through the tree) and
   /// returns each rank's outcome; ranks that cannot answer (held by gdb,

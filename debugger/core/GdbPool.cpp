@@ -44,7 +44,23 @@ Expected<gdbmi::Session*> GdbPool::sessionFor(int rank) {
   }
   const auto info = job_.rank(rank);
   if (!info) return fail("rank " + std::to_string(rank) + " has not registered");
+  std::unique_ptr<gdbmi::Session> kept;  // a gdb release() detached
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = released_.find(rank); it != released_.end()) {
+      kept = std::move(it->second);
+      released_.erase(it);
+    }
+  }
   if (info->ended()) return fail("rank " + std::to_string(rank) + " " + info->endedPhrase());
+  if (kept && kept->alive()) {
+    if (auto attached = attachLocal(*kept, *info); !attached) return std::unexpected(attached.error());
+    (void)kept->console(kSelectUserFrameCommand, commandTimeout);
+    std::lock_guard lock(mutex_);
+    auto* raw = kept.get();
+    sessions_[rank] = std::move(kept);
+    return raw;
+  }
   auto remote = isRemote(*info);
   if (!remote) return std::unexpected(remote.error());
   gdbmi::SessionOptions options;
@@ -60,21 +76,27 @@ Expected<gdbmi::Session*> GdbPool::sessionFor(int rank) {
       job_.setHeldByGdb(rank, false);
       return std::unexpected(attached.error());
     }
-  } else {
-    // Mark the rank held before attaching: its CCS thread stops with it.
-    job_.setHeldByGdb(rank, true);
-    if (auto attached = (*session)->attach(info->pid, attachTimeout); !attached) {
-      job_.setHeldByGdb(rank, false);
-      return fail("gdb could not attach to rank " + std::to_string(rank) + " (pid " +
-                  std::to_string(info->pid) + "): " + attached.error().message);
-    }
+  } else if (auto attached = attachLocal(**session, *info); !attached) {
+    return std::unexpected(attached.error());
   }
   // The attach stop may come before the script's stop hook sees it.
   if (hasScript) (void)(*session)->console(kSelectUserFrameCommand, commandTimeout);
   std::lock_guard lock(mutex_);
+  if (*remote) remote_.insert(rank);
   auto* raw = session->get();
   sessions_[rank] = std::move(*session);
   return raw;
+}
+
+Expected<void> GdbPool::attachLocal(gdbmi::Session& session, const RankInfo& info) {
+  // Mark the rank held before attaching: its CCS thread stops with it.
+  job_.setHeldByGdb(info.rank, true);
+  if (auto attached = session.attach(info.pid, attachTimeout); !attached) {
+    job_.setHeldByGdb(info.rank, false);
+    return fail("gdb could not attach to rank " + std::to_string(info.rank) + " (pid " +
+                std::to_string(info.pid) + "): " + attached.error().message);
+  }
+  return {};
 }
 
 Expected<bool> GdbPool::isRemote(const RankInfo& info) {
@@ -152,6 +174,10 @@ std::map<int, Expected<void>> GdbPool::detach(const RankSet& ranks) {
   std::map<int, Expected<void>> results;
   std::lock_guard lock(mutex_);
   for (int rank : ranks) {
+    if (released_.erase(rank)) {  // already detached: only its gdb ends
+      results.emplace(rank, Expected<void>{});
+      continue;
+    }
     auto it = sessions_.find(rank);
     if (it == sessions_.end()) continue;
     results.emplace(rank, it->second->detach(commandTimeout));
@@ -159,6 +185,20 @@ std::map<int, Expected<void>> GdbPool::detach(const RankSet& ranks) {
     job_.setHeldByGdb(rank, false);
   }
   return results;
+}
+
+void GdbPool::release(const RankSet& ranks) {
+  std::lock_guard lock(mutex_);
+  for (int rank : ranks) {
+    auto it = sessions_.find(rank);
+    if (it == sessions_.end()) continue;
+    std::unique_ptr<gdbmi::Session> session = std::move(it->second);
+    sessions_.erase(it);
+    const bool detached = session->alive() && session->detach(commandTimeout).has_value();
+    if (detached && !remote_.count(rank)) released_[rank] = std::move(session);
+    session.reset();  // otherwise gdb ends here, and the rank runs on with it
+    job_.setHeldByGdb(rank, false);
+  }
 }
 
 namespace {
@@ -238,13 +278,15 @@ RankSet GdbPool::attached() const {
 }
 
 void GdbPool::closeAll() {
-  std::map<int, std::unique_ptr<gdbmi::Session>> sessions;
+  std::map<int, std::unique_ptr<gdbmi::Session>> sessions, released;
   {
     std::lock_guard lock(mutex_);
     sessions.swap(sessions_);
+    released.swap(released_);
   }
   for (auto& [rank, session] : sessions) job_.setHeldByGdb(rank, false);
   sessions.clear();  // each destructor detaches and ends its gdb
+  released.clear();
 }
 
 }  // namespace mpidbg::core

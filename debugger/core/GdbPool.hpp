@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,9 +59,19 @@ class GdbPool {
   std::map<int, Expected<std::string>> run(const RankSet& ranks, const std::string& command,
                                            const std::function<void(int, int)>& progress = {});
 
-  /// Detaches the sessions of `ranks` (the processes resume). Ranks with no
-  /// session are left out of the result.
+  /// Detaches the sessions of `ranks` (the processes resume) and ends their
+  /// gdb, released sessions included. Ranks with no session are left out of
+  /// the result.
   std::map<int, Expected<void>> detach(const RankSet& ranks);
+
+  /// Lets the ranks of `ranks` that a session holds run again, for a look
+  /// that needed no hold (`gdb 2 bt`). A rank on this host keeps its gdb,
+  /// detached: the next command attaches it again in the same gdb, so value
+  /// history ($1, $2 ...), breakpoints and settings carry over and symbols
+  /// are not read twice. A rank debugged through a gdbserver is detached
+  /// and its gdb ended. Errors of the detach are dropped (the rank resumes
+  /// when its gdb ends).
+  void release(const RankSet& ranks);
 
   /// Attaches a gdb session to every rank of `ranks` that has none (up to 8
   /// attaching at once), without running a command; each attached rank is
@@ -81,7 +92,7 @@ class GdbPool {
   std::map<int, Expected<gdbmi::Reply>> mi(const RankSet& ranks, const std::string& miCommand,
                                            const std::function<void(int, int)>& progress = {});
 
-  /// Ranks that currently have a session.
+  /// Ranks that a session currently holds (released ones excluded).
   RankSet attached() const;
 
   /// Detaches and ends every session.
@@ -103,9 +114,18 @@ class GdbPool {
   /// connects `session` to it and attaches to the rank. Marks the rank held
   /// once the gdbserver answered; the caller unmarks it on an Error.
   Expected<void> attachRemote(gdbmi::Session& session, const RankInfo& info);
+  /// Attaches `session` to `info`'s process on this host (a new gdb, or one
+  /// release() detached). Marks the rank held first, unmarks it on an Error
+  /// ("gdb could not attach to rank 2 (pid 1234): ...").
+  Expected<void> attachLocal(gdbmi::Session& session, const RankInfo& info);
   Job& job_;
   mutable std::mutex mutex_;
+  /// Sessions that hold their rank.
   std::map<int, std::unique_ptr<gdbmi::Session>> sessions_;
+  /// Sessions of ranks on this host that release() detached, kept for reuse.
+  std::map<int, std::unique_ptr<gdbmi::Session>> released_;
+  /// Ranks whose session goes through a gdbserver (never kept released).
+  std::set<int> remote_;
 };
 
 }  // namespace mpidbg::core

@@ -117,6 +117,30 @@ case_gdb_killed_or_hanging_mid_session() {
   check_contains "$out" "ring: token 9 after 3 laps (expected 9): ok" "the job ran to its end"
 }
 
+case_gdb_look_releases_the_rank() {
+  # Issue 24 item 7: a rank gdb attached only to answer a look runs again
+  # afterwards (its gdb stays, detached: value history goes on); --keep and
+  # commands that need the hold keep it; break and freeze skip held ranks
+  # without failing the batch.
+  run_mpidbg 180 -ex run -ex 'wait 30' -ex 'gdb 2 bt' -ex 'status 2' -ex 'gdb 2 print rank' \
+    -ex 'gdb 2 print rank*10' -ex 'gdb --keep 1 print rank' -ex 'gdb 3 frame' -ex 'status [1,3]' \
+    -ex 'break MPI_Send' -ex 'freeze' -ex 'gdb detach 2' -ex 'gdb detach all' -ex 'status [1,3]' \
+    -ex kill -- "$mpiexec" -n 4 "$examples/deadlock"
+  check_rc 0 &&
+  check_contains "$(section 'gdb 2 bt')" "deadlock.c:19" "gdb 2 bt" &&
+  check_contains "$(section 'status 2')" "[2] blocked in MPI_Recv" "status after a look" &&
+  check_contains "$(section 'gdb 2 print rank')" '[2] $1 = 2' "print after the gdb was released" &&
+  check_contains "$(section 'gdb 2 print rank*10')" '[2] $2 = 20' "value history across the release" &&
+  check_contains "$(section 'gdb --keep 1 print rank')" '[1] $1 = 1' "print with --keep" &&
+  check_contains "$(section 'status [1,3]')" "[1,3] stopped by gdb" "status of ranks kept held" &&
+  check_contains "$(section 'break MPI_Send')" "Breakpoint 1: MPI_Send on [0,2]" "break on the ranks not held" &&
+  check_contains "$(section 'break MPI_Send')" "Skipped ranks [1,3]: held by gdb (release with: gdb detach [1,3])" "break skips the held ranks" &&
+  check_contains "$(section 'freeze')" "Skipped ranks [1,3]: held by gdb (release with: gdb detach [1,3])" "freeze skips the held ranks" &&
+  check_contains "$(section 'gdb detach 2')" "[2] detached" "detach of a released gdb" &&
+  check_contains "$(section 'gdb detach all')" "[1,3] detached" "detach of the held ranks" &&
+  check_not_contains "$(section 'gdb detach all')" "[2]" "a gdb already ended"
+}
+
 case_gdb_lands_in_user_code() {
   # Issue 24 item 2: without 'frame function main', gdb is in main (deadlock.c)
   # at once; bt folds the runtime's frames into one line, bt --raw shows them.

@@ -15,7 +15,7 @@ marked_gdbservers() {
 }
 
 case_gdb_remote_bt_through_gdbserver_then_detach() {
-  MPIDBG_GDB_REMOTE=always run_mpidbg 180 -ex ranks -ex 'gdb [2-3] bt' -ex 'gdb 3 info inferiors' -ex status \
+  MPIDBG_GDB_REMOTE=always run_mpidbg 180 -ex ranks -ex 'gdb --keep [2-3] bt' -ex 'gdb 3 info inferiors' -ex status \
     -ex 'gdb detach all' -ex status -ex run -ex wait -- "$mpiexec" "${two_hosts[@]}" -n 4 "$examples/ring"
   check_rc 0 &&
   # Hydra places ranks 1 and 3 on "host" 127.0.0.2: their servers bind it.
@@ -32,7 +32,7 @@ case_gdb_remote_bt_through_gdbserver_then_detach() {
 
 case_gdb_remote_gdbserver_ends_after_detach() {
   MPIDBG_GDB_REMOTE=always start_session -- "$mpiexec" "${two_hosts[@]}" -n 4 "$examples/ring"
-  send_command 'gdb 1 info threads' 'Target Id' || { end_session; return 1; }
+  send_command 'gdb --keep 1 info threads' 'Target Id' || { end_session; return 1; }
   local servers
   servers="$(marked_gdbservers)"
   send_command 'gdb detach 1' '\[1\] detached' || { end_session; return 1; }
@@ -113,7 +113,7 @@ case_gdb_remote_frontend_killed_while_gdb_holds_a_rank() {
     "$examples/ring" <"$fifo" >"$work/out" 2>"$work/err" &
   local pid=$! i
   exec 7>"$fifo"
-  echo 'gdb 1 bt' >&7
+  echo 'gdb --keep 1 bt' >&7
   for i in $(seq 1 300); do grep -q " in main (" "$work/out" && break; sleep 0.1; done
   local servers
   servers="$(marked_gdbservers)"

@@ -3,12 +3,6 @@
 # coll_skip with 4 ranks ends with ranks 0-2 blocked in MPI_Allreduce and
 # rank 3 blocked in MPI_Recv from rank 0.
 
-# section CMD : the stdout lines printed by batch command CMD (after its
-# "(mpidbg) CMD" echo, up to the next echo).
-section() {
-  awk -v cmd="(mpidbg) $1" '$0 == cmd { on = 1; next } /^\(mpidbg\) / { on = 0 } on' <<<"$out"
-}
-
 case_ranksets_live_states_names_and_algebra() {
   run_mpidbg 180 -ex run -ex 'wait 30' \
     -ex 'status blocked' \
@@ -21,7 +15,7 @@ case_ranksets_live_states_names_and_algebra() {
     -ex 'status (~S)' \
     -ex 'status ~(S|late)' \
     -ex 'break S MPI_Send' \
-    -ex 'gdb (in MPI_Recv) info inferiors' \
+    -ex 'gdb --keep (in MPI_Recv) info inferiors' \
     -ex 'status held' \
     -ex 'status (~held) - S' \
     -ex 'gdb detach (held)' \
@@ -47,7 +41,7 @@ case_ranksets_live_states_names_and_algebra() {
   check_contains "$(section 'status (~S)')" "[3] $recv" "status (~S)" &&
   [ "$(section 'status ~(S|late)')" = "[2] $allreduce" ] &&
   check_contains "$(section 'break S MPI_Send')" "Breakpoint 1: MPI_Send on [0-1]" "break S MPI_Send" &&
-  check_contains "$(section 'gdb (in MPI_Recv) info inferiors')" "process" "gdb (in MPI_Recv) info inferiors" &&
+  check_contains "$(section 'gdb --keep (in MPI_Recv) info inferiors')" "process" "gdb --keep (in MPI_Recv) info inferiors" &&
   [ "$(section 'status held')" = "[3] stopped by gdb" ] &&
   [ "$(section 'status (~held) - S')" = "[2] $allreduce" ] &&
   check_contains "$(section 'gdb detach (held)')" "[3] detached" "gdb detach (held)" &&

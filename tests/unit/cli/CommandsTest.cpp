@@ -48,7 +48,7 @@ TEST_CASE("commands without a job fail cleanly; unknown commands suggest others"
   CHECK(cli::executeLine(ctx, "   ").ok);
   auto help = cli::executeLine(ctx, "help gdb");
   CHECK(help.ok);
-  CHECK_THAT(help.text, Catch::StartsWith("Usage: gdb RANKS COMMAND"));
+  CHECK_THAT(help.text, Catch::StartsWith("Usage: gdb [--keep] RANKS COMMAND"));
   CHECK(cli::executeLine(ctx, "quit").quit);
 }
 
@@ -153,4 +153,21 @@ TEST_CASE("commands check their arguments before they need the job", "[cli]") {
       CHECK(r.error == row.error);
     CHECK_FALSE(debugger.hasJob());
   }
+}
+
+TEST_CASE("a gdb look releases its ranks; execution, breakpoints and selection keep them", "[cli]") {
+  for (const char* look : {"bt", "bt --raw", "backtrace full", "where", "print rank", "p/x mask", "x/4xw &a",
+                           "info locals", "list 19,19", "ptype grid", "whatis rank", "thread apply all bt",
+                           "thread apply 1 2 -q print rank", "  print 1"})
+    CHECK(cli::isLookCommand(look));
+  for (const char* hold : {"next", "step 2", "continue", "finish", "until 30", "break foo", "tbreak foo.c:3",
+                           "frame 8", "frame function main", "up", "down", "thread 2", "thread apply all next",
+                           "set var x = 1", "watch x", "signal SIGINT", "", "printer"})
+    CHECK_FALSE(cli::isLookCommand(hold));
+  for (const char* look : {"-data-evaluate-expression rank", "-stack-list-frames", "-stack-info-depth",
+                           "-symbol-info-functions", "-thread-info"})
+    CHECK(cli::isLookMiCommand(look));
+  for (const char* hold : {"-exec-next", "-break-insert main", "-stack-select-frame 2", "-thread-select 2",
+                           "-var-create - * rank", "-gdb-set pagination off"})
+    CHECK_FALSE(cli::isLookMiCommand(hold));
 }
