@@ -4,17 +4,59 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <string>
 #include <thread>
 
 #include "ccs/GdbServerProtocol.hpp"
 #include "debugger/core/GdbFrameScript.hpp"
 #include "debugger/gdbmi/Session.hpp"
+#include "debugger/gdbmi/Value.hpp"
 
 namespace mpidbg::core {
 
 namespace {
 /// Appended to the Error of a rank whose gdb died.
 constexpr std::string_view kFreshGdbNote = " (a fresh gdb attaches on the next command)";
+
+/// True for gdb's line-stepping commands (`next`, `step`, `until` without a
+/// location, their abbreviations, with or without a count), which gdb runs
+/// in the innermost frame whatever frame is selected.
+bool isLineStep(std::string_view command) {
+  while (!command.empty() && command.front() == ' ') command.remove_prefix(1);
+  const std::string_view word = command.substr(0, command.find(' '));
+  const std::string_view rest = word.size() < command.size() ? command.substr(word.size()) : std::string_view{};
+  const bool onlyCount = rest.find_first_not_of(" 0123456789") == std::string_view::npos;
+  if (word == "until" || word == "u") return rest.find_first_not_of(' ') == std::string_view::npos;
+  return (word == "next" || word == "n" || word == "step" || word == "s") && onlyCount;
+}
+
+/// Runs the line step `command` from the frame gdb has selected, as a user
+/// who sees that frame means it: when it is not the innermost (gdb landed
+/// in the application above the runtime's and MPI's frames), first
+/// `finish`es the frame below it, so that the step starts in the selected
+/// function; the output of both is returned.
+Expected<std::string> stepFromSelectedFrame(gdbmi::Session& session, const std::string& command,
+                                            std::chrono::milliseconds timeout) {
+  std::string text;
+  auto frame = session.command("-stack-info-frame", timeout);
+  const gdbmi::Value* selected = frame && !frame->isError() ? frame->results.get("frame") : nullptr;
+  const gdbmi::Value* levelValue = selected ? selected->get("level") : nullptr;
+  const std::string* level = levelValue ? levelValue->asString() : nullptr;
+  if (level && *level != "0") {
+    const int below = std::stoi(*level) - 1;
+    if (auto chosen = session.command("-stack-select-frame " + std::to_string(below), timeout);
+        !chosen || chosen->isError())
+      return session.consoleUntilStopped(command, timeout, timeout);
+    auto finished = session.consoleUntilStopped("finish", timeout, timeout);
+    if (!finished) return finished;
+    text = std::move(*finished);
+    // Interrupted before the frame returned: the step is not made.
+    if (text.find(gdbmi::Session::kInterruptedNote) != std::string::npos) return text;
+  }
+  auto stepped = session.consoleUntilStopped(command, timeout, timeout);
+  if (!stepped) return stepped;
+  return text + *stepped;
+}
 }  // namespace
 
 GdbPool::GdbPool(Job& job) : job_(job) {}
@@ -150,8 +192,11 @@ std::map<int, Expected<std::string>> GdbPool::run(const RankSet& ranks, const st
       Expected<std::string> out = [&]() -> Expected<std::string> {
         auto session = sessionFor(rank);
         if (!session) return std::unexpected(session.error());
-        auto text = (*session)->console(command, commandTimeout);
-        if (!text && !(*session)->alive()) {
+        // An execution command (continue, next ...) returns with the stop.
+        auto text = isLineStep(command) ? stepFromSelectedFrame(**session, command, commandTimeout)
+                                        : (*session)->consoleUntilStopped(command, commandTimeout, commandTimeout);
+        if (!text && (!(*session)->alive() || (*session)->targetRunning())) {
+          // Dead, or its rank would not stop: ending gdb lets the rank run.
           dropDead(rank);
           text.error().message += kFreshGdbNote;
         }

@@ -50,7 +50,10 @@ class GdbPool {
 
   /// Runs the gdb console command `command` on every rank of `ranks`,
   /// attaching first where needed (`progress(done, total)` is called as
-  /// attaches finish). Returns each rank's console output, or an Error for a
+  /// attaches finish). A command that sets a rank running (`continue`,
+  /// `next`, `finish` ...) returns once the rank stops again, its stop in the
+  /// output; a rank still running after commandTimeout is interrupted
+  /// (Session::consoleUntilStopped). Returns each rank's console output, or an Error for a
   /// rank that has ended, that gdb could not attach to ("gdb could not attach
   /// to rank 2 (pid 1234): ptrace: Operation not permitted."), whose gdb died
   /// (the session is dropped; the next use attaches a new gdb) or did not

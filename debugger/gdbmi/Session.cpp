@@ -1,5 +1,7 @@
 #include "debugger/gdbmi/Session.hpp"
 
+#include <signal.h>
+
 #include <algorithm>
 #include <array>
 #include <utility>
@@ -188,6 +190,45 @@ Expected<std::string> Session::console(std::string_view cliCommand, milliseconds
   return std::move(reply->console);
 }
 
+Expected<std::string> Session::consoleUntilStopped(std::string_view cliCommand, milliseconds timeout,
+                                                   milliseconds runTimeout) {
+  auto reply = command("-interpreter-exec console " + quoteCString(cliCommand), timeout);
+  if (!reply) return std::unexpected(reply.error());
+  if (reply->isError()) {
+    std::string message = reply->errorMessage();
+    if (message.empty()) message = "gdb rejected '" + std::string(cliCommand) + "'";
+    return fail(std::move(message));
+  }
+  std::string text = std::move(reply->console);
+  if (reply->resultClass != "running") return text;
+  auto stopped = readUntilStopped(Clock::now() + runTimeout, text);
+  if (!stopped) return std::unexpected(stopped.error());
+  if (*stopped) return text;
+  const std::string still = "still running after " + ms(runTimeout);
+  if (remote_ || !attached_) return fail(still);
+  ::kill(*attached_, SIGINT);
+  stopped = readUntilStopped(Clock::now() + std::chrono::seconds(5), text);
+  if (!stopped) return std::unexpected(stopped.error());
+  if (!*stopped) return fail(still + ", and did not stop on SIGINT");
+  return text + "(" + still + ": " + std::string(kInterruptedNote) + ")\n";
+}
+
+Expected<bool> Session::readUntilStopped(Clock::time_point deadline, std::string& text) {
+  while (true) {
+    auto record = readRecord(deadline, "");
+    if (!record) {
+      if (!gdb_.running() || deadMessage_) return std::unexpected(record.error());
+      return false;
+    }
+    if (record->kind == RecordKind::ConsoleStream) text += record->text;
+    if (!record->isAsync()) continue;
+    noteAsync(*record);
+    if (record->kind == RecordKind::ExecAsync && record->recordClass == "stopped") return true;
+    if (events_.size() >= kMaxEvents) events_.erase(events_.begin());
+    events_.push_back(std::move(*record));
+  }
+}
+
 Expected<void> Session::attach(pid_t pid, milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   const std::string what = "cannot attach to pid " + std::to_string(pid) + ": ";
@@ -222,6 +263,7 @@ Expected<void> Session::connectRemote(const std::string& host, std::uint16_t por
     auto stop = waitForAsync("stopped", timeLeft(deadline));
     if (!stop) return fail(what + stop.error().message);
   }
+  remote_ = true;
   return {};
 }
 

@@ -61,6 +61,21 @@ class Session {
   /// Error with gdb's message; otherwise as command().
   Expected<std::string> console(std::string_view cliCommand, std::chrono::milliseconds timeout);
 
+  /// Ends the text of consoleUntilStopped() when it interrupted the target.
+  static constexpr std::string_view kInterruptedNote = "mpidbg interrupted it";
+  /// Like console(), for a command that may set the target running
+  /// (`continue`, `next`, `step`, `finish`, `until`, ...): when gdb answers
+  /// ^running, also waits up to `runTimeout` for the target to stop again and
+  /// returns the console text of the command and of the stop together
+  /// ("Continuing.\n\nThread 1 hit Breakpoint 1, ..."), so nothing of it is
+  /// left for a later command. A target still running after `runTimeout` is
+  /// interrupted (SIGINT to the attached process on this host, as gdb's
+  /// Ctrl-C) and the text ends with a line saying so; Error "still running
+  /// after N ms" when it cannot be (a target behind a gdbserver) or does not
+  /// stop within 5 s of the interrupt.
+  Expected<std::string> consoleUntilStopped(std::string_view cliCommand, std::chrono::milliseconds timeout,
+                                            std::chrono::milliseconds runTimeout);
+
   /// `-target-attach PID`, then waits (within the same `timeout`) for the
   /// `*stopped` record so the target is stopped and ready for commands.
   /// Error "cannot attach to pid N: <gdb's message>" (e.g. "ptrace: No such
@@ -103,6 +118,8 @@ class Session {
   std::optional<pid_t> attachedPid() const { return attached_; }
   /// True when the last exec record seen was `*stopped` (target halted).
   bool targetStopped() const { return stopped_; }
+  /// True when an attached target was last seen `*running`.
+  bool targetRunning() const { return attached_.has_value() && !stopped_; }
   /// The most recent stderr output of gdb (bounded), for diagnostics.
   const std::string& stderrTail() const { return reader_.stderrTail(); }
 
@@ -118,8 +135,14 @@ class Session {
   std::uint64_t nextToken_ = 1;
   std::optional<std::string> deadMessage_;
   std::vector<Record> events_;
+  /// Reads until the next `*stopped` record or `deadline`, appending
+  /// console text to `text`; false on the deadline, Error when gdb is gone.
+  Expected<bool> readUntilStopped(LineReader::Clock::time_point deadline, std::string& text);
+
   std::optional<pid_t> attached_;
   bool stopped_ = false;
+  /// connectRemote() succeeded: attached_ is a pid on the gdbserver's host.
+  bool remote_ = false;
 };
 
 }  // namespace mpidbg::gdbmi

@@ -141,6 +141,24 @@ case_gdb_look_releases_the_rank() {
   check_not_contains "$(section 'gdb detach all')" "[2]" "a gdb already ended"
 }
 
+case_gdb_execution_commands_return_with_their_stop() {
+  # Issue 24 item 6: continue and next return when the rank stops again, the
+  # stop under the command that caused it; a rank that does not stop within
+  # --gdb-timeout is interrupted and says so; next from the application's
+  # frame (gdb landed above the C library's) steps in that frame.
+  run_mpidbg 180 --gdb-timeout 5 -ex run -ex 'wait 1' -ex 'gdb 0 break spin.c:31' -ex 'gdb 0 continue' \
+    -ex 'gdb 0 next' -ex 'gdb 1 continue' -ex 'gdb 1 next' -ex 'gdb detach all' -ex kill -- \
+    "$mpiexec" -n 2 "$examples/spin" 60
+  check_rc 0 &&
+  check_contains "$(section 'gdb 0 continue')" 'hit Breakpoint 1, main (' "continue returns with its stop" &&
+  check_contains "$(section 'gdb 0 continue')" '31	    iterations += 100000;' "the stop's source line" &&
+  check_contains "$(section 'gdb 0 next')" '[0] 32	    if (now_s() - start >= seconds) break;' "next returns with the next line" &&
+  check_contains "$(section 'gdb 1 continue')" 'received signal SIGINT' "a rank that runs on is interrupted" &&
+  check_contains "$(section 'gdb 1 continue')" '(still running after 5000 ms: mpidbg interrupted it)' "the interrupt is said" &&
+  check_matches "$(section 'gdb 1 next')" '(^\[1\] |^  )(29|3[0-4])	' "next after the interrupt steps in spin.c" &&
+  check_contains "$(section 'gdb detach all')" '[0-1] detached' "both ranks were held"
+}
+
 case_gdb_lands_in_user_code() {
   # Issue 24 item 2: without 'frame function main', gdb is in main (deadlock.c)
   # at once; bt folds the runtime's frames into one line, bt --raw shows them.
