@@ -179,7 +179,7 @@ Expected<Reply> Session::command(std::string_view miCommand, milliseconds timeou
   }
 }
 
-Expected<std::string> Session::console(std::string_view cliCommand, milliseconds timeout) {
+Expected<Reply> Session::consoleReply(std::string_view cliCommand, milliseconds timeout) {
   auto reply = command("-interpreter-exec console " + quoteCString(cliCommand), timeout);
   if (!reply) return std::unexpected(reply.error());
   if (reply->isError()) {
@@ -187,18 +187,19 @@ Expected<std::string> Session::console(std::string_view cliCommand, milliseconds
     if (message.empty()) message = "gdb rejected '" + std::string(cliCommand) + "'";
     return fail(std::move(message));
   }
+  return reply;
+}
+
+Expected<std::string> Session::console(std::string_view cliCommand, milliseconds timeout) {
+  auto reply = consoleReply(cliCommand, timeout);
+  if (!reply) return std::unexpected(reply.error());
   return std::move(reply->console);
 }
 
 Expected<std::string> Session::consoleUntilStopped(std::string_view cliCommand, milliseconds timeout,
                                                    milliseconds runTimeout) {
-  auto reply = command("-interpreter-exec console " + quoteCString(cliCommand), timeout);
+  auto reply = consoleReply(cliCommand, timeout);
   if (!reply) return std::unexpected(reply.error());
-  if (reply->isError()) {
-    std::string message = reply->errorMessage();
-    if (message.empty()) message = "gdb rejected '" + std::string(cliCommand) + "'";
-    return fail(std::move(message));
-  }
   std::string text = std::move(reply->console);
   if (reply->resultClass != "running") return text;
   auto stopped = readUntilStopped(Clock::now() + runTimeout, text);

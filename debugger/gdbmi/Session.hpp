@@ -135,6 +135,9 @@ class Session {
   std::uint64_t nextToken_ = 1;
   std::optional<std::string> deadMessage_;
   std::vector<Record> events_;
+  /// `-interpreter-exec console CLI-COMMAND`; an ^error becomes an Error
+  /// with gdb's message (console() and consoleUntilStopped()).
+  Expected<Reply> consoleReply(std::string_view cliCommand, std::chrono::milliseconds timeout);
   /// Reads until the next `*stopped` record or `deadline`, appending
   /// console text to `text`; false on the deadline, Error when gdb is gone.
   Expected<bool> readUntilStopped(LineReader::Clock::time_point deadline, std::string& text);
