@@ -207,7 +207,10 @@ Expected<std::string> Session::consoleUntilStopped(std::string_view cliCommand, 
   if (*stopped) return text;
   const std::string still = "still running after " + ms(runTimeout);
   if (remote_ || !attached_) return fail(still);
-  ::kill(*attached_, SIGINT);
+  // To the main thread: a process-wide SIGINT goes to whichever thread runs,
+  // often MPI's progress thread while gdb single-steps the main one, and gdb
+  // then reports the stop (and selects) that thread.
+  ::tgkill(*attached_, *attached_, SIGINT);
   stopped = readUntilStopped(Clock::now() + std::chrono::seconds(5), text);
   if (!stopped) return std::unexpected(stopped.error());
   if (!*stopped) return fail(still + ", and did not stop on SIGINT");

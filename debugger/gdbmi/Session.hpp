@@ -69,8 +69,8 @@ class Session {
   /// returns the console text of the command and of the stop together
   /// ("Continuing.\n\nThread 1 hit Breakpoint 1, ..."), so nothing of it is
   /// left for a later command. A target still running after `runTimeout` is
-  /// interrupted (SIGINT to the attached process on this host, as gdb's
-  /// Ctrl-C) and the text ends with a line saying so; Error "still running
+  /// interrupted (SIGINT to the main thread of the attached process on this
+  /// host, as gdb's Ctrl-C) and the text ends with a line saying so; Error "still running
   /// after N ms" when it cannot be (a target behind a gdbserver) or does not
   /// stop within 5 s of the interrupt.
   Expected<std::string> consoleUntilStopped(std::string_view cliCommand, std::chrono::milliseconds timeout,
