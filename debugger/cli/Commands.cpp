@@ -694,12 +694,14 @@ const std::vector<Command>& commandTable() {
        "srun's MPIR process table) a node column follows the endpoint; under PMIx also the\n"
        "rank's NAMESPACE:RANK, with * when it published its endpoint there.",
        doRanks},
-      {"set", {}, "set [NAME = EXPR]", "Name a rank set, or list the named sets",
+      {"set", {}, "set [NAME = EXPR] | set pagination on|off", "Name a rank set, or list the named sets",
        "Evaluates the rank-set expression EXPR now and names the result: the name keeps\n"
        "those ranks (like a gdb convenience variable; 'set S = blocked' is the ranks blocked\n"
        "at that moment, not re-evaluated later). NAME is letters, digits and '_', not a\n"
        "reserved word (all focus blocked frozen running exited held in at where entry) and\n"
        "not MPI_*. 'set' alone lists the names. Use a name wherever RANKS goes.\n"
+       "'set pagination off' prints long output at once; on (the default at the prompt\n"
+       "on a terminal) a result taller than the terminal goes through $PAGER (less -FRX).\n"
        "Expressions: S | T (union), S & T (intersection), S - T (difference), ~S (every\n"
        "other rank), parentheses; operands [0-3,7], 0-3, 5, all, NAME, $equiv[N], focus,\n"
        "blocked, frozen, running, exited, held, in MPI_FUNCTION, at entry NAME.\n"

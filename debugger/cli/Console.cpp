@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -34,6 +35,39 @@ void Console::print(const std::string& text) {
   std::fputs((!json_ && colorEnabled() ? paintRankPrefixes(text) : text).c_str(), out_);
   if (!text.empty() && text.back() != '\n') std::fputc('\n', out_);
   std::fflush(out_);
+}
+
+void Console::printResult(const std::string& text) {
+  if (pagination_ && !json_ && interactive() &&
+      needsPager(static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')), height())) {
+    endProgress();
+    if (page(colorEnabled() ? paintRankPrefixes(text) : text)) return;
+  }
+  print(text);
+}
+
+bool Console::needsPager(std::size_t lines, int rows) { return rows > 1 && lines >= static_cast<std::size_t>(rows); }
+
+int Console::height() const {
+  struct winsize size{};
+  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_row > 0) return size.ws_row;
+  const char* lines = std::getenv("LINES");
+  return lines != nullptr ? std::atoi(lines) : 0;
+}
+
+bool Console::page(const std::string& text) {
+  const char* env = std::getenv("PAGER");
+  // -F: no pager when the text fits after all; -R: colours; -X: the text
+  // stays on the screen after quitting.
+  const std::string pager = env != nullptr ? env : "less -FRX";
+  if (pager.empty() || pager == "cat") return false;
+  std::fflush(out_);
+  std::FILE* pipe = ::popen(pager.c_str(), "w");
+  if (pipe == nullptr) return false;
+  std::fputs(text.c_str(), pipe);  // a pager quit early gives EPIPE (SIGPIPE is ignored)
+  const int status = ::pclose(pipe);
+  g_interrupted = false;  // a Ctrl-C in the pager was the pager's
+  return status != -1 && !(WIFEXITED(status) && WEXITSTATUS(status) == 127);
 }
 
 void Console::setJson(std::FILE* out) {

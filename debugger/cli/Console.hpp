@@ -25,6 +25,20 @@ class Console {
  public:
   /// Prints `text` to stdout (adding a newline when missing).
   void print(const std::string& text);
+  /// Prints a command's result: like print(), but while paging is on (the
+  /// interactive prompt on a terminal, `set pagination on`) a text taller
+  /// than the terminal goes through the pager, as gdb's long output does:
+  /// $PAGER, else `less -FRX`; PAGER empty or `cat` means none, and a pager
+  /// that cannot run (exit 127) falls back to print().
+  void printResult(const std::string& text);
+  /// Turns the pager on or off (`set pagination on|off`). Off by default;
+  /// main() turns it on for the interactive prompt.
+  void setPagination(bool on) { pagination_ = on; }
+  /// Whether printResult() may page.
+  bool pagination() const { return pagination_; }
+  /// Whether a text of `lines` lines is paged on a terminal of `rows` rows
+  /// (0: unknown): it does not fit above the prompt. Pure.
+  static bool needsPager(std::size_t lines, int rows);
   /// Prints "error: <message>" to stderr.
   void error(const std::string& message);
   /// Queues a notice; thread-safe.
@@ -87,8 +101,14 @@ class Console {
   mutable std::mutex mutex_;
   std::deque<std::string> notices_;
   bool progressShown_ = false;
+  /// Rows of the terminal on stdout (ioctl TIOCGWINSZ, else $LINES), 0 when
+  /// unknown.
+  int height() const;
+  /// Writes `text` through the pager; false when the pager could not run.
+  bool page(const std::string& text);
   std::FILE* out_ = stdout;  ///< where print() writes (setJson changes it)
   bool json_ = false;
+  bool pagination_ = false;
 };
 
 /// Set by the SIGINT handler; commands that wait poll it and give up.

@@ -149,7 +149,7 @@ void render(Console& console, std::string_view line, const CommandResult& result
   if (console.json()) {
     if (!commandNameOf(line).empty()) console.print(jsonLine(commandJson(line, result)));
   } else {
-    if (!result.text.empty()) console.print(result.text);
+    if (!result.text.empty()) console.printResult(result.text);
     if (!result.ok) console.error(result.error);
   }
   console.drainNotices();

@@ -50,9 +50,18 @@ std::string badName(std::string_view name) {
 CommandResult doSet(Context& ctx, std::string_view args) {
   args = trim(args);
   if (args.empty()) return text(listNamedSets(ctx.debugger), namedSetsJson(ctx.debugger));
+  if (args == "pagination" || args.starts_with("pagination ")) {
+    const std::string_view value = trim(args.substr(10));  // empty: on, as in gdb
+    if (!value.empty() && value != "on" && value != "off")
+      return CommandResult::failure("usage: set pagination on|off (long output through $PAGER at the prompt)");
+    const bool on = value != "off";
+    ctx.console.setPagination(on);
+    return text(std::string("Pagination is ") + (on ? "on" : "off") + ".\n", {{"pagination", on}});
+  }
   const auto eq = args.find('=');
   if (eq == std::string_view::npos)
-    return CommandResult::failure("usage: set NAME = EXPR (e.g. set S = [0-3] | blocked); 'set' lists them");
+    return CommandResult::failure(
+        "usage: set NAME = EXPR (e.g. set S = [0-3] | blocked), or set pagination on|off; 'set' lists the named sets");
   const std::string_view name = trim(args.substr(0, eq));
   const std::string_view expr = trim(args.substr(eq + 1));
   if (!core::RankExpr::isValidName(name)) return CommandResult::failure(badName(name));

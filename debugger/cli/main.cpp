@@ -348,6 +348,7 @@ int main(int argc, char** argv) {
     }
     console.setJson(jsonOut.get());
   }
+  console.setPagination(!batch && !json);  // gdb pages at its prompt, not in batch mode
   core::Debugger debugger([&console](const std::string& line) { console.notice(line); });
   debugger.gdb().gdbPath = gdbPath;
   debugger.gdb().commandTimeout = std::chrono::milliseconds(static_cast<long long>(gdbTimeout * 1000));

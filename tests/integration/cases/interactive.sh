@@ -191,3 +191,33 @@ case_interactive_completion_of_print_targets_from_the_ranks() {
   [ $ok -eq 1 ] || return 1
   check_contains "$exit_status" "MPIDBG-EXIT=0" "exit status"
 }
+
+case_interactive_long_output_goes_through_the_pager() {
+  # Issue 24 item 8: at the prompt, a result taller than the terminal goes
+  # through $PAGER (here one that keeps what it is given); 'set pagination
+  # off' prints it at once.
+  command -v tmux >/dev/null || { echo "    tmux is not installed"; return 1; }
+  local s=pager home="$work/home-pager" ok=1
+  ikill
+  rm -f "$work/paged"
+  istart $s "$home" "PAGER='cat >>$work/paged'" -- "$mpiexec" -n 2 "$examples/ring" "2>$work/err"
+  {
+    iwait $s "Job started: 2 ranks" 1 1200 &&
+    itmux resize-window -t $s -y 15 &&
+    itmux send-keys -t $s 'help' Enter &&
+    wait_until 100 "the pager's input" file_has "$work/paged" "Kill the job" &&
+    itmux send-keys -t $s 'set pagination off' Enter && iwait $s "Pagination is off." &&
+    itmux send-keys -t $s 'help' Enter && iwait $s "Kill the job" &&
+    itmux send-keys -t $s 'kill' Enter && iwait $s "Killed the job." &&
+    itmux send-keys -t $s C-d
+  } || { ok=0; istop $s; }
+  local exit_status paged_kills
+  exit_status="$(iexited $s)"
+  out="$(ipane $s)"
+  ikill
+  [ $ok -eq 1 ] || return 1
+  paged_kills="$(grep -c 'Kill the job' "$work/paged")"
+  [ "$paged_kills" = 1 ] || { echo "    expected one help text through the pager, got $paged_kills"; return 1; }
+  [ "$(grep -c 'Kill the job' <<<"$out")" = 1 ] || { echo "    the first help was on the screen too"; return 1; }
+  check_contains "$exit_status" "MPIDBG-EXIT=0" "exit status"
+}

@@ -171,3 +171,11 @@ TEST_CASE("a gdb look releases its ranks; execution, breakpoints and selection k
                            "-var-create - * rank", "-gdb-set pagination off"})
     CHECK_FALSE(cli::isLookMiCommand(hold));
 }
+
+TEST_CASE("a result is paged when it does not fit above the prompt", "[cli]") {
+  CHECK(cli::Console::needsPager(24, 24));
+  CHECK(cli::Console::needsPager(100, 24));
+  CHECK_FALSE(cli::Console::needsPager(23, 24));
+  CHECK_FALSE(cli::Console::needsPager(1000, 0));  // unknown height: never
+  CHECK_FALSE(cli::Console::needsPager(0, 1));
+}

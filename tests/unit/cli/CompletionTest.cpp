@@ -118,7 +118,7 @@ TEST_CASE("completion: named rank sets and the set/unset/focus syntax", "[cli][c
   };
   const std::vector<Row> rows = {
       {"unset ", {"evens", "odds"}},
-      {"set ", {"evens", "odds"}},  // [NAME = EXPR]: the group starts with NAME
+      {"set ", {"evens", "odds", "pagination"}},  // [NAME = EXPR]: the group starts with NAME
       {"set ev", {"evens"}},
       {"set a ", {"="}},
       {"set a = ", {"all", "evens", "odds"}},

@@ -51,7 +51,7 @@ TEST_CASE("set, unset, focus and unfocus without a job", "[cli][rankexpr]") {
                         "in, at, where, entry); pick another name"},
       {"set MPI_Send = 3", "'MPI_Send' looks like an MPI function; pick another name"},
       {"set 2x = 3", "'2x' is not a name: use letters, digits and '_', not starting with a digit"},
-      {"set S 3", "usage: set NAME = EXPR (e.g. set S = [0-3] | blocked); 'set' lists them"},
+      {"set S 3", "usage: set NAME = EXPR (e.g. set S = [0-3] | blocked), or set pagination on|off; 'set' lists the named sets"},
       {"set S =", "usage: set NAME = EXPR: no rank set after '='"},
       {"set S = [0]", "no job: it was killed or never started"},
       {"unset", "usage: unset NAME ('set' lists the named rank sets)"},
