@@ -83,18 +83,24 @@ class CallScope {
   [[gnu::always_inline]] CallScope(MpiFunction function, MPI_Comm comm, PeerRole role = PeerRole::None,
                                    int peer = 0, bool hasTag = false, int tag = 0, int count = -1,
                                    int sendDest = MPI_PROC_NULL) noexcept
-      : rt_(Runtime::attached()) {
-    if (!rt_) {
-      if (!__atomic_load_n(&gMpiInitEntered, __ATOMIC_RELAXED)) [[unlikely]]
-        noteCallBeforeInit(function);
-      return;
-    }
-    if (++tCalls.depth != 1) return;
-    outermost_ = true;
-    thread_ = threadCheck(*rt_, function, comm == MPI_COMM_NULL ? 0 : commKey(comm), false);
-    begin({function, role, hasTag, role == PeerRole::None ? 0 : wirePeer(peer), hasTag ? wireTag(tag) : 0,
-           comm == MPI_COMM_NULL ? 0 : commKey(comm), 0, 0, 0},
-          count, sendDest);
+      : CallScope(KeyTag{}, function, comm == MPI_COMM_NULL ? 0 : commKey(comm), role, peer, hasTag, tag, count,
+                  sendDest) {}
+
+  /// A call on the window of handle key `winKey` (handleKey) that is not a
+  /// collective on it (MPI_Win_lock, MPI_Win_start, ...): published with the
+  /// window as its communicator, whose registry record (CommWrappers.cpp)
+  /// names it.
+  static CallScope onWindow(MpiFunction function, std::uint64_t winKey) noexcept {
+    return CallScope(KeyTag{}, function, winKey, PeerRole::None, 0, false, 0, -1, MPI_PROC_NULL);
+  }
+
+  /// A collective on the window of handle key `winKey` (MPI_Win_fence,
+  /// MPI_Win_free): counted like a blocking collective of class `collClass`
+  /// on the window's registry record; a window the runtime did not see
+  /// being made counts nothing (the call is still published).
+  static CallScope windowCollective(MpiFunction function, ccs::proto::CollClass collClass,
+                                    std::uint64_t winKey) noexcept {
+    return CallScope(WindowTag{}, function, static_cast<int>(collClass), winKey);
   }
 
   /// A collective of class `function` (Barrier..Scatterv) on `comm`; `root`
@@ -172,22 +178,50 @@ class CallScope {
  private:
   struct CollectiveTag {};
   struct WaitingTag {};
+  struct KeyTag {};
+  struct WindowTag {};
 
-  /// collClass -1: no class counters (communicator constructors);
-  /// `countExit`: the scope's end counts the exit (blocking collectives).
-  [[gnu::always_inline]] CallScope(CollectiveTag, MpiFunction function, int collClass, bool countExit,
-                                   MPI_Comm comm, PeerRole role, int root, int count, Issued* out) noexcept
+  /// A non-collective call on the communicator or window of handle key
+  /// `key` (0: none); the other arguments as for the public constructor.
+  [[gnu::always_inline]] CallScope(KeyTag, MpiFunction function, std::uint64_t key, PeerRole role, int peer,
+                                   bool hasTag, int tag, int count, int sendDest) noexcept
       : rt_(Runtime::attached()) {
+    if (!enterOutermost(function)) return;
+    thread_ = threadCheck(*rt_, function, key, false);
+    begin({function, role, hasTag, role == PeerRole::None ? 0 : wirePeer(peer), hasTag ? wireTag(tag) : 0, key, 0,
+           0, 0},
+          count, sendDest);
+  }
+
+  CallScope(WindowTag, MpiFunction function, int collClass, std::uint64_t winKey) noexcept
+      : rt_(Runtime::attached()) {
+    if (!enterOutermost(function)) return;
+    thread_ = threadCheck(*rt_, function, winKey, true);
+    countCollective(rt_->comms().find(winKey), function, collClass, true, winKey, PeerRole::None, 0, -1, nullptr);
+  }
+
+  /// The common start of every scope: false (nothing to do) for an inert
+  /// runtime (noting a call made before MPI_Init) or a nested call; true for
+  /// the outermost call of an attached runtime.
+  [[gnu::always_inline]] bool enterOutermost(MpiFunction function) noexcept {
     if (!rt_) {
       if (!__atomic_load_n(&gMpiInitEntered, __ATOMIC_RELAXED)) [[unlikely]]
         noteCallBeforeInit(function);
-      return;
+      return false;
     }
-    if (++tCalls.depth != 1) return;
+    if (++tCalls.depth != 1) return false;
     outermost_ = true;
-    thread_ = threadCheck(*rt_, function, commKey(comm), countExit && collClass >= 0);
-    CurrentCall::Fields call{function, role, false, role == PeerRole::None ? 0 : root, 0, commKey(comm), 0, 0, 0};
-    if (CommRecord* record = cachedComm(rt_->comms(), comm)) [[likely]] {
+    return true;
+  }
+
+  /// Counts a collective call on `record` (nullptr: unregistered, nothing
+  /// counted): collSeq, the class's entries (the exit too at the scope's
+  /// end with `countExit`), a history record; then publishes the call.
+  [[gnu::always_inline]] void countCollective(CommRecord* record, MpiFunction function, int collClass,
+                                              bool countExit, std::uint64_t key, PeerRole role, int root,
+                                              int count, Issued* out) noexcept {
+    CurrentCall::Fields call{function, role, false, role == PeerRole::None ? 0 : root, 0, key, 0, 0, 0};
+    if (record) [[likely]] {
       const std::uint64_t collSeq = record->collSeq.fetch_add(1, std::memory_order_relaxed) + 1;
       if (collClass >= 0) {
         const auto c = static_cast<std::size_t>(collClass);
@@ -203,15 +237,20 @@ class CallScope {
     begin(call, count, MPI_PROC_NULL);
   }
 
+  /// collClass -1: no class counters (communicator constructors);
+  /// `countExit`: the scope's end counts the exit (blocking collectives).
+  [[gnu::always_inline]] CallScope(CollectiveTag, MpiFunction function, int collClass, bool countExit,
+                                   MPI_Comm comm, PeerRole role, int root, int count, Issued* out) noexcept
+      : rt_(Runtime::attached()) {
+    if (!enterOutermost(function)) return;
+    thread_ = threadCheck(*rt_, function, commKey(comm), countExit && collClass >= 0);
+    countCollective(cachedComm(rt_->comms(), comm), function, collClass, countExit, commKey(comm), role, root,
+                    count, out);
+  }
+
   CallScope(WaitingTag, MpiFunction function, const MPI_Request* requests, int count) noexcept
       : rt_(Runtime::attached()) {
-    if (!rt_) {
-      if (!__atomic_load_n(&gMpiInitEntered, __ATOMIC_RELAXED)) [[unlikely]]
-        noteCallBeforeInit(function);
-      return;
-    }
-    if (++tCalls.depth != 1) return;
-    outermost_ = true;
+    if (!enterOutermost(function)) return;
     thread_ = threadCheck(*rt_, function, 0, false);
     CurrentCall::Fields call{function, PeerRole::None, false, 0, 0, 0, 0, callClockNow(), rt_->countCall()};
     recorded_ = !(thread_ & kThreadSkipRecord) && rt_->currentCall().beginWaiting(call, requests, count);

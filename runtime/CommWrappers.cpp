@@ -10,11 +10,25 @@
 // MPI_Comm_idup, counted on the parent, whose communicator is usable only
 // later. Its communicator and the others (intercommunicators) are
 // registered when first used, without a uid.
+//
+// Windows (one-sided communication, issue 23 item 2) are kept in the same
+// registry, under their own handle key, with the members of the
+// communicator they were made on: MPI_Win_create, _allocate,
+// _allocate_shared and _create_dynamic are constructors on that
+// communicator (counted there, like MPI_Comm_dup, and given a uid the same
+// way); MPI_Win_fence and MPI_Win_free are collectives on the window,
+// counted in the Barrier class of its record, so that a rank in its k-th
+// fence waits for the members not yet there, as in a barrier. The passive
+// and generalized active target calls are published as calls on the window
+// (status, break) without counting.
 #include <mpi.h>
 
+#include <array>
 #include <cstdint>
+#include <cstdio>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
 
 #include "CallScope.hpp"
 
@@ -36,6 +50,15 @@ void addComm(Runtime& rt, MPI_Comm created, UidOf uidOf) noexcept {
   rt.comms().add(mpidbg::rt::commKey(created), info);
 }
 
+/// Counts one constructor call on `parent` in its children; returns the
+/// parent's uid and the call's 1-based number among them (childUid's
+/// arguments), {0, 0} for a parent the registry does not hold.
+std::pair<std::uint64_t, std::uint64_t> countChild(Runtime& rt, MPI_Comm parent) noexcept {
+  mpidbg::rt::CommRecord* p = rt.comms().find(mpidbg::rt::commKey(parent));
+  if (!p) return {0, 0};
+  return {p->uid.load(std::memory_order_relaxed), p->children.fetch_add(1, std::memory_order_relaxed) + 1};
+}
+
 /// After a constructor call on `parent`: counts it in the parent's
 /// children (whatever it returned, so that the members of the parent stay
 /// in step), then registers the communicator the application just created
@@ -44,11 +67,9 @@ void addComm(Runtime& rt, MPI_Comm created, UidOf uidOf) noexcept {
 void registerCreated(int rc, MPI_Comm parent, const MPI_Comm* newcomm) noexcept {
   Runtime* rt = Runtime::attached();
   if (!rt) return;
-  std::uint64_t parentUid = 0, child = 0;
-  if (mpidbg::rt::CommRecord* p = rt->comms().find(mpidbg::rt::commKey(parent))) {
-    parentUid = p->uid.load(std::memory_order_relaxed);
-    child = p->children.fetch_add(1, std::memory_order_relaxed) + 1;
-  }
+  // Not a structured binding: the lambda below captures these.
+  const std::pair<std::uint64_t, std::uint64_t> made = countChild(*rt, parent);
+  const std::uint64_t parentUid = made.first, child = made.second;
   if (rc != MPI_SUCCESS || !newcomm || *newcomm == MPI_COMM_NULL) return;
   addComm(*rt, *newcomm, [&](const std::vector<std::int32_t>& worldRanks) {
     return mpidbg::rt::childUid(parentUid, child, worldRanks);
@@ -202,4 +223,129 @@ MPIDBG_EXPORT int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* r
   const int rc = PMPI_Comm_idup(comm, newcomm, request);
   registerCreated(rc, comm, nullptr);
   return rc;
+}
+
+// ---- Windows -------------------------------------------------------------
+
+namespace {
+
+/// The handle key of a window (handleKey): MPICH's window handles and
+/// communicator handles differ in their kind bits, Open MPI's are distinct
+/// objects, so a window never takes a communicator's key.
+std::uint64_t winKey(MPI_Win win) noexcept { return mpidbg::rt::handleKey(win); }
+
+/// One window constructor `function` on `comm`: counted as a collective on
+/// `comm` around `pmpi` (which fills `*win`), then the window is registered
+/// under its handle key with comm's members, the name "win 0x..." and a
+/// uid from comm's, as a communicator made on it would get. Returns what
+/// `pmpi` returned.
+template <typename Pmpi>
+int constructWindow(MpiFunction function, MPI_Comm comm, MPI_Win* win, Pmpi pmpi) noexcept {
+  auto scope = CallScope::commConstructor(function, comm);
+  const int rc = pmpi();
+  Runtime* rt = Runtime::attached();
+  if (!rt) return rc;
+  const auto [parentUid, child] = countChild(*rt, comm);
+  if (rc != MPI_SUCCESS || !win || *win == MPI_WIN_NULL) return rc;
+  mpidbg::rt::CommInfo info = mpidbg::rt::describeComm(comm);
+  info.uid = mpidbg::rt::childUid(parentUid, child, info.worldRanks);
+  std::array<char, 64> name{};
+  std::snprintf(name.data(), name.size(), "win 0x%llx", static_cast<unsigned long long>(winKey(*win)));
+  info.name = name.data();
+  rt->comms().add(winKey(*win), info);
+  return rc;
+}
+
+}  // namespace
+
+MPIDBG_EXPORT int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                                 MPI_Win* win) {
+  return constructWindow(MpiFunction::WinCreate, comm, win,
+                         [&] { return PMPI_Win_create(base, size, disp_unit, info, comm, win); });
+}
+
+MPIDBG_EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
+                                   MPI_Win* win) {
+  return constructWindow(MpiFunction::WinAllocate, comm, win,
+                         [&] { return PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win); });
+}
+
+MPIDBG_EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                                          void* baseptr, MPI_Win* win) {
+  return constructWindow(MpiFunction::WinAllocateShared, comm, win,
+                         [&] { return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win); });
+}
+
+MPIDBG_EXPORT int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) {
+  return constructWindow(MpiFunction::WinCreateDynamic, comm, win,
+                         [&] { return PMPI_Win_create_dynamic(info, comm, win); });
+}
+
+MPIDBG_EXPORT int MPI_Win_fence(int assert, MPI_Win win) {
+  auto scope = CallScope::windowCollective(MpiFunction::WinFence, mpidbg::ccs::proto::CollClass::Barrier, winKey(win));
+  return PMPI_Win_fence(assert, win);
+}
+
+MPIDBG_EXPORT int MPI_Win_free(MPI_Win* win) {
+  const std::uint64_t key = win ? winKey(*win) : 0;
+  auto scope = CallScope::windowCollective(MpiFunction::WinFree, mpidbg::ccs::proto::CollClass::Barrier, key);
+  const int rc = PMPI_Win_free(win);
+  if (Runtime* rt = Runtime::attached(); rt && rc == MPI_SUCCESS && key != 0) rt->comms().remove(key);
+  return rc;
+}
+
+MPIDBG_EXPORT int MPI_Win_set_name(MPI_Win win, const char* win_name) {
+  const int rc = PMPI_Win_set_name(win, win_name);
+  if (Runtime* rt = Runtime::attached(); rt && rc == MPI_SUCCESS && win_name) rt->comms().rename(winKey(win), win_name);
+  return rc;
+}
+
+MPIDBG_EXPORT int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
+  auto scope = CallScope::onWindow(MpiFunction::WinLock, winKey(win));
+  return PMPI_Win_lock(lock_type, rank, assert, win);
+}
+
+MPIDBG_EXPORT int MPI_Win_unlock(int rank, MPI_Win win) {
+  auto scope = CallScope::onWindow(MpiFunction::WinUnlock, winKey(win));
+  return PMPI_Win_unlock(rank, win);
+}
+
+MPIDBG_EXPORT int MPI_Win_lock_all(int assert, MPI_Win win) {
+  auto scope = CallScope::onWindow(MpiFunction::WinLockAll, winKey(win));
+  return PMPI_Win_lock_all(assert, win);
+}
+
+MPIDBG_EXPORT int MPI_Win_unlock_all(MPI_Win win) {
+  auto scope = CallScope::onWindow(MpiFunction::WinUnlockAll, winKey(win));
+  return PMPI_Win_unlock_all(win);
+}
+
+MPIDBG_EXPORT int MPI_Win_flush(int rank, MPI_Win win) {
+  auto scope = CallScope::onWindow(MpiFunction::WinFlush, winKey(win));
+  return PMPI_Win_flush(rank, win);
+}
+
+MPIDBG_EXPORT int MPI_Win_flush_all(MPI_Win win) {
+  auto scope = CallScope::onWindow(MpiFunction::WinFlushAll, winKey(win));
+  return PMPI_Win_flush_all(win);
+}
+
+MPIDBG_EXPORT int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
+  auto scope = CallScope::onWindow(MpiFunction::WinStart, winKey(win));
+  return PMPI_Win_start(group, assert, win);
+}
+
+MPIDBG_EXPORT int MPI_Win_complete(MPI_Win win) {
+  auto scope = CallScope::onWindow(MpiFunction::WinComplete, winKey(win));
+  return PMPI_Win_complete(win);
+}
+
+MPIDBG_EXPORT int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
+  auto scope = CallScope::onWindow(MpiFunction::WinPost, winKey(win));
+  return PMPI_Win_post(group, assert, win);
+}
+
+MPIDBG_EXPORT int MPI_Win_wait(MPI_Win win) {
+  auto scope = CallScope::onWindow(MpiFunction::WinWait, winKey(win));
+  return PMPI_Win_wait(win);
 }

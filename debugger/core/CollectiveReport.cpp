@@ -62,6 +62,9 @@ std::string collectiveIn(std::size_t c, const RankView* view) {
   const std::string own(proto::collName(static_cast<proto::CollClass>(c)));
   if (!view || !view->status || !view->status->call) return own;
   const std::string& function = view->status->call->function;
+  // A window's collectives (MPI_Win_fence, MPI_Win_free) are the only calls
+  // counted on its record: named as they are.
+  if (function.starts_with("MPI_Win_")) return function;
   if (function == own || countedWith(function) != own) return own;
   return function + " (counted with " + own + ")";
 }

@@ -236,13 +236,23 @@ class Analyzer {
     dead_.insert(rank);
   }
 
+  /// True for the calls that make (or free) a communicator or window: the
+  /// runtime counts them as collectives on the communicator they are made
+  /// on (runtime/CommWrappers.cpp), in no class (collCall 0).
+  static bool isConstructor(const std::string& function) {
+    return function.starts_with("MPI_Comm_") || function.starts_with("MPI_Cart_") ||
+           function == "MPI_Graph_create" || function.starts_with("MPI_Dist_graph_create") ||
+           function == "MPI_Win_create" || function.starts_with("MPI_Win_allocate") ||
+           function == "MPI_Win_create_dynamic";
+  }
+
   void waitsOf(int rank, const Node& node) {
     const proto::RankQueues& q = *node.q;
     const proto::MpiCall& call = *q.call;
     const std::string why = describeCall(call);
     const proto::CommQueues* comm = commOf(q, call.comm);
     // The communicator calls (constructors, MPI_Comm_free) are collectives too.
-    if (call.collCall > 0 || call.function.starts_with("MPI_Comm_") || call.function.starts_with("MPI_Cart_")) {
+    if (call.collCall > 0 || isConstructor(call.function)) {
       if (comm) waitCollective(rank, *comm, comm->collSeq, call.function, call.peerRole == "root" ? call.peer : -1, why);
       return;
     }
@@ -348,24 +358,26 @@ class Analyzer {
   /// Ranks inside the same collective function on different communicators
   /// that share members: "communicator vs communicator".
   void compareCommunicators() {
-    std::map<std::string, std::map<int, std::string>> byFunction;  // function -> rank -> comm name
-    std::map<std::string, std::map<std::string, std::set<int>>> members;  // function -> comm name -> members
+    std::map<std::string, std::map<int, std::string>> byFunction;  // function -> rank -> comm identity
+    std::map<std::string, std::map<std::string, std::set<int>>> members;  // function -> comm identity -> members
+    std::map<std::string, std::string> shown;  // comm identity -> its text (the first member's name)
     for (const auto& [rank, node] : nodes_) {
       if (node.kind != Kind::Blocked || !node.q->call || node.q->call->collCall == 0) continue;
       const auto& call = *node.q->call;
       const proto::CommQueues* comm = commOf(*node.q, call.comm);
       if (!comm) continue;
       // One communicator whose members hold different handles (known by
-      // its uid) is one text, whatever handle each member holds: the uid
-      // alone names it (the name when it has one, never the handle);
-      // without a uid the handle tells them apart.
-      const std::string name =
-          comm->state.uid != 0
-              ? (comm->state.name.empty() ? "uid " + hexText(comm->state.uid)
-                                          : comm->state.name + " (uid " + hexText(comm->state.uid) + ")")
-              : commName(comm, call.comm) + " (handle " + hexText(call.comm) + ")";
-      byFunction[call.function][rank] = name;
-      for (int m : membersOf(*comm, in_.worldSize)) members[call.function][name].insert(m);
+      // its uid) is one, whatever handle or default name ("comm 0x...",
+      // "win 0x...": Open MPI's handles are addresses) each member holds:
+      // the uid alone identifies it; without a uid the handle tells them
+      // apart.
+      const bool byUid = comm->state.uid != 0;
+      const std::string identity = byUid ? "uid " + hexText(comm->state.uid) : "handle " + hexText(call.comm);
+      const std::string name = byUid ? (comm->state.name.empty() ? identity : comm->state.name + " (" + identity + ")")
+                                     : commName(comm, call.comm) + " (" + identity + ")";
+      shown.emplace(identity, name);
+      byFunction[call.function][rank] = identity;
+      for (int m : membersOf(*comm, in_.worldSize)) members[call.function][identity].insert(m);
     }
     for (const auto& [function, ranks] : byFunction) {
       const auto groups = groupByText(ranks);
@@ -378,7 +390,7 @@ class Analyzer {
       if (!overlap) continue;
       std::string line = function + " is entered on different communicators:";
       for (std::size_t i = 0; i < groups.size(); ++i)
-        line += std::string(i ? "," : "") + " " + describeRanks(groups[i].ranks) + " on " + groups[i].text;
+        line += std::string(i ? "," : "") + " " + describeRanks(groups[i].ranks) + " on " + shown[groups[i].text];
       v_.mismatches.push_back(line);
       const auto fewest = std::min_element(groups.begin(), groups.end(),
                                            [](const auto& a, const auto& b) { return a.ranks.size() < b.ranks.size(); });

@@ -11,7 +11,9 @@ namespace proto = ccs::proto;
 
 std::string countedWith(const std::string& function) {
   const ccs::cond::FunctionInfo* info = ccs::cond::findFunction(function);
-  if (!info || info->collClass < 0) return "";
+  // Window collectives are counted in the Barrier class of the window's own
+  // record: nothing else is counted there, so the class needs no mention.
+  if (!info || info->collClass < 0 || function.starts_with("MPI_Win_")) return "";
   const std::string_view counted = proto::collName(static_cast<proto::CollClass>(info->collClass));
   return counted == function ? "" : std::string(counted);
 }
@@ -34,6 +36,8 @@ std::string describeCall(const proto::MpiCall& call) {
            (with.empty() ? "" : ", counted with " + with) + ")";
   }
   if (!call.commName.empty() && !args.empty()) args += ", comm=" + call.commName;
+  // A window call names its window (its "communicator": runtime/CommWrappers.cpp).
+  if (args.empty() && !call.commName.empty() && call.function.starts_with("MPI_Win_")) args = call.commName;
   return args.empty() ? call.function : call.function + "(" + args + ")";
 }
 

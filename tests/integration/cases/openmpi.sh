@@ -40,6 +40,19 @@ case_openmpi_deadlock_verdict_stacks_and_gdb() {
   check_contains "$out" "Killed the job." "kill"
 }
 
+case_openmpi_fence_skipped_is_one_window() {
+  openmpi_ready || return 0
+  # Open MPI's window handles are addresses, different in every rank, and so
+  # are their default names: the window is still one, known by its uid, so
+  # the fence is no "different communicators" mismatch (issue 23 items 2, 7).
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex hang -ex kill -- "${ompi_run[@]}" -n 4 "$ompi_examples/fence_skip"
+  check_rc 0 &&
+  check_matches "$out" '^  \[0\] in call 2 to MPI_Win_fence on win 0x[0-9a-f]+ at fence_skip\.c:20 in main$' "hang" &&
+  check_contains "$out" "[3] in call 1 to MPI_Barrier on MPI_COMM_WORLD at fence_skip.c:22 in main" "hang" &&
+  check_contains "$out" "Deadlock: cycle 0 -> 3 -> 0" "hang" &&
+  check_not_contains "$out" "different communicators" "hang"
+}
+
 case_openmpi_runtime_named_explicitly_wins() {
   openmpi_ready || return 0
   # --runtime names the MPICH runtime for an Open MPI job: mpidbg does not

@@ -95,3 +95,17 @@ case_verdict_exscan_against_barrier_is_a_mismatch() {
   check_contains "$out" "Deadlock: cycle 0 -> 3 -> 0" "hang" &&
   check_not_contains "$out" "computing" "hang"
 }
+
+case_verdict_fence_skipped_by_one_rank_is_a_cycle() {
+  # fence_skip (issue 23 item 2): ranks 0-2 close an epoch with MPI_Win_fence,
+  # rank 3 goes to MPI_Barrier instead. The window is known like a
+  # communicator: the fence is call 2 on it and waits for rank 3.
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex status -ex collectives -ex hang -ex kill -- \
+    "$mpiexec" -n 4 "$verdict_hangs/fence_skip"
+  check_rc 0 &&
+  check_matches "$out" '^\[0-2\] blocked in MPI_Win_fence \(call 2 on win 0x[0-9a-f]+\) at fence_skip\.c:20 in main$' "status" &&
+  check_contains "$out" "[3] blocked in MPI_Barrier (call 1 on MPI_COMM_WORLD) at fence_skip.c:22 in main" "status" &&
+  check_matches "$out" 'Ranks \[0-2\] are in call 2 to MPI_Win_fence at fence_skip\.c:20 in main\.' "collectives" &&
+  check_contains "$out" "Deadlock: cycle 0 -> 3 -> 0" "hang" &&
+  check_not_contains "$out" "computing" "hang"
+}

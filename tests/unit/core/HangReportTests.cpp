@@ -508,13 +508,23 @@ TEST_CASE("hang: one communicator with different handles per rank, its handle re
 
 TEST_CASE("hang: same uid on different handles is one communicator, named or not", "[hang]") {
   // NWChem under MPICH: rank 0 holds 0x84000005, rank 1 0x84000003 for one
-  // unnamed communicator; both are in its third MPI_Barrier.
+  // unnamed communicator; both are in its third MPI_Barrier. Under Open MPI
+  // the default name differs too, made from each member's own handle (an
+  // address): "win 0x55acbf4c43d0" and "win 0x55a9a7b1c2c0" for one window.
   constexpr std::uint64_t kUid = 0xf01a1a6e524c50b5ull;
-  for (const std::string name : {"", "solver"}) {
+  for (const std::string name : {"", "solver", "by handle"}) {
     HangInput in;
     in.worldSize = 2;
     for (int r : {0, 1}) {
       const std::uint64_t h = r == 0 ? 0x84000005 : 0x84000003;
+      if (name == "by handle") {
+        const std::string own = r == 0 ? "win 0x84000005" : "win 0x84000003";
+        in.ranks.push_back(rank(r, 2, 0, collective("MPI_Win_fence", 3, -1, h, own),
+                                {rec(1, "MPI_Win_fence", -1, h), rec(2, "MPI_Win_fence", -1, h),
+                                 rec(3, "MPI_Win_fence", -1, h)}));
+        in.ranks.back().comms.push_back(worldCopy(r, 2, 3, h, own, kUid));
+        continue;
+      }
       in.ranks.push_back(rank(r, 2, 0, collective("MPI_Barrier", 3, -1, h, name),
                               {rec(1, "MPI_Barrier", -1, h), rec(2, "MPI_Barrier", -1, h), rec(3, "MPI_Barrier", -1, h)}));
       in.ranks.back().comms.push_back(worldCopy(r, 2, 3, h, name, kUid));

@@ -78,6 +78,19 @@ TEST_CASE("describeCall spells calls as users read them", "[core][report]") {
   CHECK(describeCall(wait) == "MPI_Wait");
 }
 
+TEST_CASE("a window call names its window; a fence is a collective on it", "[core][report]") {
+  proto::MpiCall fence = allreduce(2, 0);
+  fence.function = "MPI_Win_fence";
+  fence.commName = "win 0xa0000000";
+  CHECK(describeCall(fence) == "MPI_Win_fence (call 2 on win 0xa0000000)");  // no "counted with MPI_Barrier"
+  proto::MpiCall unlock;
+  unlock.function = "MPI_Win_unlock";
+  unlock.commName = "win 0xa0000000";
+  CHECK(describeCall(unlock) == "MPI_Win_unlock(win 0xa0000000)");
+  unlock.commName.clear();  // a window the runtime did not see being made
+  CHECK(describeCall(unlock) == "MPI_Win_unlock");
+}
+
 TEST_CASE("a collective counted with another says so", "[core][report]") {
   proto::MpiCall exscan = allreduce(2, 0);
   exscan.function = "MPI_Exscan";
