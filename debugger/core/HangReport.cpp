@@ -287,6 +287,8 @@ class Analyzer {
     }
     if (call.peerRole == "source" || call.peerRole == "dest")
       waitPeer(rank, q, call.comm, call.peer, why, call.peerRole == "source");
+    else if (!q.comms.empty())  // read with its MPI state (not from frames), and no rule says whom it waits for
+      v_.unfollowed[rank] = why;  // said, never guessed
   }
 
   /// Per communicator: the members' collective counts, and the first call
@@ -647,6 +649,7 @@ class Analyzer {
     order.insert(order.end(), mismatched_.begin(), mismatched_.end());
     if (!v_.cycles.empty()) order.insert(order.end(), v_.cycles.front().begin(), v_.cycles.front().end());
     order.insert(order.end(), dead_.begin(), dead_.end());
+    for (const auto& [r, _] : v_.unfollowed) order.push_back(r);
     for (int r : order) {
       if (v_.suggested.size() >= 8) break;
       v_.suggested.insert(r);
@@ -808,11 +811,21 @@ std::string renderHang(const HangVerdict& v) {
     }
   }
   for (const auto& d : v.deadEnds) out += "Dead end: " + d + ".\n";
+  for (const auto& g : groupByText(v.unfollowed)) {
+    const bool one = g.ranks.size() == 1;
+    const char* what = g.text.starts_with("MPI_Win_")
+                           ? ", a synchronisation the verdict does not follow (one-sided locks, flushes and PSCW epochs)"
+                           : ", a call whose waits the verdict does not follow";
+    out += "Not followed: " + describeRanks(g.ranks) + (one ? " waits" : " wait") + " in " + g.text + what +
+           ": whom " + (one ? "it waits" : "they wait") + " for is unknown.\n";
+  }
   for (const auto& line : heldLines(v))
     out += (v.onlyHeld ? "No hang of the program: " : "Held by the debugger: ") + line + ".\n";
   for (const auto& [rank, doing] : v.culprits)
     out += "Waited for: rank " + std::to_string(rank) + " is " + doing + ".\n";
-  if (v.cycles.empty() && v.culprits.empty() && v.deadEnds.empty() && v.mismatches.empty() && !v.onlyHeld) {
+  if (v.cycles.empty() && !v.unfollowed.empty()) {
+    out += "No cycle found among the waits the verdict follows; the ranks it does not follow may close one.\n";
+  } else if (v.cycles.empty() && v.culprits.empty() && v.deadEnds.empty() && v.mismatches.empty() && !v.onlyHeld) {
     if (v.framesOnly && v.edges.empty() && !v.noHang)
       out += "Whom the blocked ranks wait for is unknown: their stack frames show the calls but not the "
              "arguments (run the job with the runtime, MPIDBG_LISTEN=1, for the wait-for graph).\n";
@@ -844,6 +857,9 @@ nlohmann::json hangToJson(const HangVerdict& v) {
   for (const auto& [rank, h] : v.held)
     j["held"].push_back({{"rank", rank}, {"how", h.how}, {"waiters", h.waiters.toVector()}});
   j["only_held"] = v.onlyHeld;
+  j["unfollowed"] = nlohmann::json::array();
+  for (const auto& g : groupByText(v.unfollowed))
+    j["unfollowed"].push_back({{"ranks", g.ranks.toString()}, {"rank_list", g.ranks.toVector()}, {"call", g.text}});
   j["call_sites"] = nlohmann::json::array();
   for (const auto& g : groupByText(v.callSites))
     j["call_sites"].push_back({{"ranks", g.ranks.toString()}, {"rank_list", g.ranks.toVector()}, {"site", g.text}});

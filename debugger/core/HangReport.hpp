@@ -66,6 +66,12 @@ struct HangVerdict {
   /// finished with MPI or ended: "rank 0 waits in MPI_Recv(source=2, ...) for
   /// rank 2, which is in MPI_Finalize: no matching operation will come".
   std::vector<std::string> deadEnds;
+  /// Blocked ranks in a call whose wait the verdict has no rule for (today
+  /// the one-sided passive target and PSCW calls: MPI_Win_lock, _unlock,
+  /// _flush, _start, _complete, _post, _wait ...), by world rank: the call
+  /// ("MPI_Win_unlock(win 0xa0000000)"). They get no edge, and the text
+  /// says whom they wait for is unknown instead of "No cycle found".
+  std::map<int, std::string> unfollowed;
   /// A rank the debugger's runtime holds (frozen, stopped at a breakpoint or
   /// after a step, held at the end of MPI_Init): never the program's hang,
   /// and never "computing" or "blocked". A rank held by gdb is not one: it

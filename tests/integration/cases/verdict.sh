@@ -109,3 +109,19 @@ case_verdict_fence_skipped_by_one_rank_is_a_cycle() {
   check_contains "$out" "Deadlock: cycle 0 -> 3 -> 0" "hang" &&
   check_not_contains "$out" "computing" "hang"
 }
+
+case_verdict_lock_wait_is_named_not_guessed() {
+  # lock_held (issue 23 item 2): rank 1 waits for a lock rank 0 holds across
+  # the barrier the others wait in for rank 1 (MPICH's ch4 waits in
+  # MPI_Win_lock; an MPI that takes locks lazily waits in MPI_Win_unlock).
+  # The verdict does not follow locks: it names the wait, claims no cycle.
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex status -ex hang -ex kill -- \
+    "$mpiexec" -n 4 "$verdict_hangs/lock_held"
+  check_rc 0 &&
+  check_matches "$out" '^\[1\] blocked in MPI_Win_(lock\(.*\) at lock_held\.c:25|unlock\(.*\) at lock_held\.c:27) in main$' "status" &&
+  check_contains "$out" "[0,2-3] -> [1]  in MPI_Barrier" "hang" &&
+  check_matches "$out" '^Not followed: rank 1 waits in MPI_Win_(lock|unlock)\(' "hang" &&
+  check_contains "$out" "a synchronisation the verdict does not follow" "hang" &&
+  check_contains "$out" "No cycle found among the waits the verdict follows" "hang" &&
+  check_not_contains "$out" "Deadlock: cycle" "hang"
+}

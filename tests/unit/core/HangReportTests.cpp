@@ -725,3 +725,33 @@ TEST_CASE("hang: where each waiting rank made its MPI call is in its state and i
   CHECK(bare.states.at(0) == "blocked in MPI_Recv(source=1, tag=0, comm=MPI_COMM_WORLD)");
   CHECK(hangToJson(bare)["call_sites"].empty());
 }
+
+TEST_CASE("hang: a wait the verdict does not follow is said, never guessed", "[hang]") {
+  // lock_held's shape: rank 1 waits in MPI_Win_unlock for a lock rank 0
+  // holds; ranks 0, 2 and 3 wait in MPI_Barrier for rank 1. The verdict has
+  // no rule for the unlock: no edge from rank 1, no cycle claimed, and the
+  // text names rank 1 as not followed rather than "No cycle found".
+  constexpr std::uint64_t kWin = 0xa0000000;
+  HangInput in;
+  in.worldSize = 4;
+  for (int r : {0, 2, 3})
+    in.ranks.push_back(
+        rank(r, 4, 2, collective("MPI_Barrier", 2), {rec(1, "MPI_Win_create"), rec(2, "MPI_Barrier")}));
+  proto::MpiCall unlock = plainCall("MPI_Win_unlock");
+  unlock.comm = kWin;
+  unlock.commName = "win 0xa0000000";
+  in.ranks.insert(in.ranks.begin() + 1, rank(1, 4, 1, unlock, {rec(1, "MPI_Win_create")}));
+  const HangVerdict v = analyzeHang(in);
+  REQUIRE(v.unfollowed.size() == 1);
+  CHECK(v.unfollowed.at(1).starts_with("MPI_Win_unlock("));
+  CHECK(v.cycles.empty());
+  for (const auto& e : v.edges) CHECK(e.from != 1);
+  CHECK(v.suggested.contains(1));
+  const std::string text = renderHang(v);
+  CHECK_THAT(text, Catch::Contains("Not followed: rank 1 waits in MPI_Win_unlock("));
+  CHECK_THAT(text, Catch::Contains("No cycle found among the waits the verdict follows"));
+  CHECK_THAT(text, !Catch::Contains("closed loop"));
+  const auto j = hangToJson(v);
+  REQUIRE(j["unfollowed"].size() == 1);
+  CHECK(j["unfollowed"][0]["rank_list"] == std::vector<int>{1});
+}

@@ -1,0 +1,35 @@
+/* A passive-target lock held across a barrier: rank 0 locks rank 2's window
+ * exclusively, puts and flushes, tells rank 1 it holds the lock, and goes on
+ * to MPI_Barrier without unlocking. Rank 1 then locks the same window
+ * exclusively: it waits for the lock rank 0 never gives back (in
+ * MPI_Win_lock under MPICH's ch4; an MPI that takes locks lazily waits in
+ * MPI_Win_unlock), and the others wait in the barrier for rank 1. Expected
+ * verdict (4 ranks): ranks 0, 2 and 3 in MPI_Barrier, waiting for rank 1;
+ * "Not followed: rank 1 waits in MPI_Win_lock(...)": mpidbg does not follow
+ * locks, so it names the wait it cannot follow and claims no cycle. */
+#include <mpi.h>
+#include <stddef.h>
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, slot = -1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Win win;
+  MPI_Win_create(&slot, sizeof slot, sizeof slot, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  if (rank == 0) {
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 2, 0, win);
+    MPI_Put(&rank, 1, MPI_INT, 2, 0, 1, MPI_INT, win);
+    MPI_Win_flush(2, win);
+    MPI_Send(NULL, 0, MPI_INT, 1, 0, MPI_COMM_WORLD);
+  } else if (rank == 1) {
+    MPI_Recv(NULL, 0, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 2, 0, win);
+    MPI_Put(&rank, 1, MPI_INT, 2, 0, 1, MPI_INT, win);
+    MPI_Win_unlock(2, win);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (rank == 0) MPI_Win_unlock(2, win);
+  MPI_Win_free(&win);
+  MPI_Finalize();
+  return 0;
+}
