@@ -532,8 +532,9 @@ const std::vector<Command>& commandTable() {
       {"disable", {}, "disable N", "Disable breakpoint N", "Breakpoint N stays set but does not stop ranks.",
        doDisable},
       {"enable", {}, "enable N", "Enable breakpoint N", "Breakpoint N stops ranks again.", doEnable},
-      {"info", {"i"}, "info break | info entries [RANKS] | info threadlevel [RANKS] | info record [RANKS]",
-       "List breakpoints with hits, entry points reached, MPI thread levels, or record/replay",
+      {"info", {"i"},
+       "info break | info entries [RANKS] | info threadlevel [RANKS] | info record [RANKS] | info check",
+       "List breakpoints with hits, entry points reached, MPI thread levels, record/replay, or static findings",
        "info break: each breakpoint, where it is set and how often each rank matched it.\n"
        "info entries: the entry points each rank has reached, with hit counts.\n"
        "info threadlevel: each rank's thread level as requested from MPI_Init_thread (MPI_Init:\n"
@@ -541,7 +542,9 @@ const std::vector<Command>& commandTable() {
        "the number of violations seen.\n"
        "info record: per rank, the matching decisions recorded so far (mpidbg --record DIR) by MPI\n"
        "function and the log's size, and how far replay has come (mpidbg --replay DIR), with the\n"
-       "divergence report when the program asked for a decision the record does not hold.",
+       "divergence report when the program asked for a decision the record does not hold.\n"
+       "info check: the findings of mpidbg check the run is joined to (mpidbg --check FILE), each\n"
+       "with what this run showed at its site: violated (on which ranks) or not seen.",
        doInfo},
       {"freeze", {}, "freeze [--now] [RANKS]", "Stop ranks at their next safe point, or at once",
        "Without --now a rank stops at its next MPI call or entry point. With --now it stops\n"

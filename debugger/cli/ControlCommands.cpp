@@ -162,6 +162,51 @@ CommandResult infoThreadLevel(Context& ctx, std::string_view rankText) {
   return result;
 }
 
+/// info check: the findings of `mpidbg check` the run is joined to (mpidbg
+/// --check FILE), each with what this run showed at its site. Data:
+/// {"file", "findings":[{"site","file","line","column","function",
+/// "category","severity","message","seen","violated":[ranks]}]}, `seen`
+/// "violated" (a violation event at the site), "not seen" (none so far), or
+/// "hang" (a rank-dependent collective: hang looks for it where ranks wait).
+CommandResult infoCheck(Context& ctx, std::string_view args) {
+  if (!trim(args).empty()) return CommandResult::failure("info check takes no arguments");
+  const auto findings = ctx.debugger.job().staticFindings();
+  if (!findings)
+    return CommandResult::failure(
+        "no findings of mpidbg check: start mpidbg with --check FILE (written by: mpidbg check --format json -o "
+        "FILE ...)");
+  const auto predicted = ctx.debugger.job().predictedViolations();
+  CommandResult result;
+  result.data = {{"file", findings->path}, {"findings", nlohmann::json::array()}};
+  std::size_t violated = 0, notSeen = 0;
+  for (std::size_t i = 0; i < findings->findings.size(); ++i) {
+    const core::StaticFinding& f = findings->findings[i];
+    const auto hit = predicted.find(i);
+    std::string seen = "hang";
+    std::string line = "  " + f.site() + " " + f.function + " [" + f.category + "]: ";
+    if (!f.threadCategory()) {
+      line += "not a run-time check ('hang' names it when ranks wait there)";
+    } else if (hit != predicted.end()) {
+      seen = "violated";
+      ++violated;
+      line += "violated in this run on " + hit->second.toString();
+    } else {
+      seen = "not seen";
+      ++notSeen;
+      line += "not seen in this run (no violation reported at this site so far)";
+    }
+    result.text += line + "\n";
+    result.data["findings"].push_back(
+        {{"site", f.site()}, {"file", f.file}, {"line", f.line}, {"column", f.column}, {"function", f.function},
+         {"category", f.category}, {"severity", f.severity}, {"message", f.message}, {"seen", seen},
+         {"violated", hit == predicted.end() ? std::vector<int>{} : hit->second.toVector()}});
+  }
+  result.text = "Findings of mpidbg check (" + findings->path + "): " + std::to_string(findings->findings.size()) +
+                ", " + std::to_string(violated) + " violated in this run, " + std::to_string(notSeen) +
+                " thread-level ones not seen\n" + result.text;
+  return result;
+}
+
 /// "MPI_Recv:40,MPI_Waitany:12" (RecordInfo::byKind) as a JSON object.
 nlohmann::json byFunctionJson(std::string_view byKind) {
   nlohmann::json out = nlohmann::json::object();
@@ -414,7 +459,9 @@ CommandResult doInfo(Context& ctx, std::string_view args) {
   }
   if (what == "threadlevel") return infoThreadLevel(ctx, rest);
   if (what == "record") return infoRecord(ctx, rest);
-  return CommandResult::failure("usage: info break | info entries [RANKS] | info threadlevel [RANKS] | info record [RANKS]");
+  if (what == "check") return infoCheck(ctx, rest);
+  return CommandResult::failure(
+      "usage: info break | info entries [RANKS] | info threadlevel [RANKS] | info record [RANKS] | info check");
 }
 
 CommandResult doFreeze(Context& ctx, std::string_view args) {

@@ -312,6 +312,7 @@ int runHangTriage(core::Debugger& debugger, Console& console, const HangTriageOp
   const core::StackInput stackInput = debugger.stacks();
   core::stacks::Symbolizer symbolizer;
   input.callSites = core::mpiCallSites(stackInput, symbolizer);
+  input.findings = debugger.job().staticFindings();
   const core::HangVerdict verdict = core::analyzeHang(input);
   const core::stacks::StackTree tree =
       core::buildStackTree(stackInput, core::stacks::NodeKey::Function, core::StackDepth::ToMpiCall, symbolizer);

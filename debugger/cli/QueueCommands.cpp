@@ -66,6 +66,7 @@ CommandResult doHang(Context& ctx, std::string_view args) {
       input.callSites = core::mpiCallSites(ctx.debugger.stacks(inCalls), symbolizer);
     }
   }
+  input.findings = ctx.debugger.job().staticFindings();
   const core::HangVerdict verdict = core::analyzeHang(input);
   CommandResult result;
   result.data = core::hangToJson(verdict);

@@ -276,6 +276,11 @@ void printMan(std::ostream& out) {
        "directory they must share."},
       {"--direct", "Ask each rank over its own connection instead of through the ranks' forwarding tree."},
       {"--fan-out K", "Fan-out of the forwarding tree, 1 to 64 (default: 4)."},
+      {"--check FILE",
+       "Join the run to the findings of mpidbg check in FILE (mpidbg check --format json -o FILE ...): a "
+       "thread-level violation at a site the check flagged says \"predicted by mpidbg check at x.c:15\", "
+       "'info check' lists each flagged site as violated in this run (on which ranks) or not seen, and hang "
+       "names a rank-dependent collective the check flagged where ranks wait."},
       {"--hang-timeout SECONDS",
        "Hang triage: run the job without commands; if no rank makes MPI progress for SECONDS, report the "
        "hang, kill the job and exit 124."},

@@ -23,6 +23,7 @@
 #include "debugger/cli/Repl.hpp"
 #include "debugger/core/HangReport.hpp"
 #include "debugger/core/Launcher.hpp"
+#include "debugger/core/StaticFindings.hpp"
 #include "debugger/core/mqs/QueueSources.hpp"
 
 using namespace mpidbg;
@@ -241,6 +242,12 @@ int main(int argc, char** argv) {
                  "Replay the decisions recorded in DIR: wildcard receives match as recorded; a rank whose "
                  "program asks for a decision the record does not hold stops with a report")
       ->type_name("DIR");
+  std::string checkFile;
+  app.add_option("--check", checkFile,
+                 "Join the run to mpidbg check's findings (mpidbg check --format json -o FILE ...): a thread-level "
+                 "violation at a flagged site says it was predicted, 'info check' lists which flagged sites "
+                 "violated, hang names a flagged rank-dependent collective where ranks wait")
+      ->type_name("FILE");
   std::string attachFile, attachSlurm;
   long attachPid = 0;
   if (attachMode) {
@@ -315,6 +322,16 @@ int main(int argc, char** argv) {
     return cli::kExitUsage;
   }
 
+  std::shared_ptr<const core::StaticFindings> findings;
+  if (!checkFile.empty()) {
+    auto loaded = core::loadStaticFindings(checkFile);
+    if (!loaded) {
+      std::cerr << "error: --check: " << loaded.error().message << "\n";
+      return cli::kExitUsage;
+    }
+    findings = std::make_shared<const core::StaticFindings>(std::move(*loaded));
+  }
+
   std::vector<std::string> script;
   for (const auto& file : scriptFiles) {
     std::string error;
@@ -353,6 +370,7 @@ int main(int argc, char** argv) {
   debugger.gdb().gdbPath = gdbPath;
   debugger.gdb().commandTimeout = std::chrono::milliseconds(static_cast<long long>(gdbTimeout * 1000));
   debugger.mqsDll = mqsDll;
+  debugger.job().setStaticFindings(findings);
   debugger.useTree = !direct;
   debugger.treeFanOut = fanOut;
 

@@ -101,6 +101,7 @@ class Analyzer {
     findCulprits();
     findWildcardDeadEnds();
     findHeldWaiters();
+    joinFindings();
     suggest();
     // The call site goes into the state line only: dead ends and culprits
     // quote states in sentences of their own.
@@ -234,6 +235,33 @@ class Analyzer {
             " pending: no other rank can " + (receive ? "send this message" : "receive it");
     v_.deadEnds.push_back(std::move(line));
     dead_.insert(rank);
+  }
+
+  /// The join with `mpidbg check`: each rank-dependent collective it
+  /// flagged at a site where blocked ranks wait in that function, with the
+  /// ranks not there. A site every read rank waits at explains nothing.
+  void joinFindings() {
+    if (!in_.findings) return;
+    std::map<std::size_t, RankSet> waiting;
+    for (const auto& [rank, node] : nodes_) {
+      const auto site = in_.callSites.find(rank);
+      if (node.kind != Kind::Blocked || !node.q || !node.q->call || site == in_.callSites.end()) continue;
+      for (std::size_t i : in_.findings->at(site->second, false))
+        if (in_.findings->findings[i].function == node.q->call->function) waiting[i].insert(rank);
+    }
+    for (const auto& [i, ranks] : waiting) {
+      const StaticFinding& f = in_.findings->findings[i];
+      PredictedHang p{f.site(), f.function, "", f.message, ranks, {}};
+      if (!f.related.empty()) {
+        // "dir/x.c:18:7" -> "x.c:18"
+        std::string c = f.related.front().substr(f.related.front().rfind('/') + 1);
+        if (std::count(c.begin(), c.end(), ':') == 2) c.erase(c.rfind(':'));
+        p.condition = c;
+      }
+      for (const auto& [rank, node] : nodes_)
+        if (!ranks.contains(rank)) p.elsewhere.insert(rank);
+      if (!p.elsewhere.empty()) v_.predicted.push_back(std::move(p));
+    }
   }
 
   /// True for the calls that make (or free) a communicator or window: the
@@ -819,6 +847,12 @@ std::string renderHang(const HangVerdict& v) {
     out += "Not followed: " + describeRanks(g.ranks) + (one ? " waits" : " wait") + " in " + g.text + what +
            ": whom " + (one ? "it waits" : "they wait") + " for is unknown.\n";
   }
+  for (const auto& p : v.predicted)
+    out += "Predicted by mpidbg check: " + describeRanks(p.elsewhere) + (p.elsewhere.size() == 1 ? " is" : " are") +
+           " not in " + p.function + " at " + p.site + ", where " + describeRanks(p.waiting) +
+           (p.waiting.size() == 1 ? " waits" : " wait") +
+           (p.condition.empty() ? ": not every rank may call it" : ": the condition at " + p.condition + " depends on the rank") +
+           " [mpidbg-rank-dependent-collective].\n";
   for (const auto& line : heldLines(v))
     out += (v.onlyHeld ? "No hang of the program: " : "Held by the debugger: ") + line + ".\n";
   for (const auto& [rank, doing] : v.culprits)
@@ -860,6 +894,15 @@ nlohmann::json hangToJson(const HangVerdict& v) {
   j["unfollowed"] = nlohmann::json::array();
   for (const auto& g : groupByText(v.unfollowed))
     j["unfollowed"].push_back({{"ranks", g.ranks.toString()}, {"rank_list", g.ranks.toVector()}, {"call", g.text}});
+  j["predicted"] = nlohmann::json::array();
+  for (const auto& p : v.predicted)
+    j["predicted"].push_back({{"site", p.site},
+                              {"function", p.function},
+                              {"condition", p.condition.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.condition)},
+                              {"category", "mpidbg-rank-dependent-collective"},
+                              {"message", p.message},
+                              {"waiting", p.waiting.toVector()},
+                              {"elsewhere", p.elsewhere.toVector()}});
   j["call_sites"] = nlohmann::json::array();
   for (const auto& g : groupByText(v.callSites))
     j["call_sites"].push_back({{"ranks", g.ranks.toString()}, {"rank_list", g.ranks.toVector()}, {"site", g.text}});

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 
 #include "ccs/QueueProtocol.hpp"
 #include "debugger/core/RankSet.hpp"
+#include "debugger/core/StaticFindings.hpp"
 
 namespace mpidbg::core {
 
@@ -28,6 +30,21 @@ struct HangInput {
   /// How long a rank must wait before it counts as blocked: a rank in an
   /// MPI_Test* that has not polled that long (waitsLong) is running.
   std::chrono::milliseconds blockedAfter{1000};
+  /// `mpidbg check`'s findings the run is joined to (mpidbg --check FILE),
+  /// or null: a rank-dependent collective flagged where ranks wait is named
+  /// (HangVerdict::predicted).
+  std::shared_ptr<const StaticFindings> findings;
+};
+
+/// A collective `mpidbg check` flagged as not called by every rank
+/// (mpidbg-rank-dependent-collective), at the site where ranks wait.
+struct PredictedHang {
+  std::string site;       ///< "coll_deadlock.c:19"
+  std::string function;   ///< "MPI_Barrier"
+  std::string condition;  ///< the condition's site, "coll_deadlock.c:18" ("" unknown)
+  std::string message;    ///< the check's sentence
+  RankSet waiting;        ///< the ranks blocked in it there
+  RankSet elsewhere;      ///< the other ranks the verdict read
 };
 
 /// One edge of the wait-for graph: `from` cannot return from its MPI call
@@ -72,6 +89,8 @@ struct HangVerdict {
   /// ("MPI_Win_unlock(win 0xa0000000)"). They get no edge, and the text
   /// says whom they wait for is unknown instead of "No cycle found".
   std::map<int, std::string> unfollowed;
+  /// The findings of `mpidbg check` that explain the hang (HangInput::findings).
+  std::vector<PredictedHang> predicted;
   /// A rank the debugger's runtime holds (frozen, stopped at a breakpoint or
   /// after a step, held at the end of MPI_Init): never the program's hang,
   /// and never "computing" or "blocked". A rank held by gdb is not one: it

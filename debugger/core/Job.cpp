@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 
 namespace mpidbg::core {
 
@@ -135,9 +136,28 @@ void Job::applyEvent(int rank, const ccs::proto::Event& event) {
       break;
     case Kind::Violation:
       // The text is the whole notice: "MPI_THREAD_FUNNELED violated: ...".
-      notify("[" + std::to_string(rank) + "] " + event.text +
-             (event.stacks.empty() ? std::string() : "\n" + renderViolationStacks(event.stacks)));
+    {
+      const ViolationStacks stacks = renderViolationStacks(event.stacks);
+      std::string line = "[" + std::to_string(rank) + "] " + event.text;
+      if (!stacks.text.empty()) line += "\n" + stacks.text;
+      // The join with mpidbg check: the sites of both threads' calls. A
+      // concurrent-collective finding needs two threads inside MPI at once
+      // ("... while thread N was in ..."), not only a call from another thread.
+      const bool concurrent = event.text.find(" while ") != std::string::npos;
+      std::set<std::size_t> matched;
+      if (findings_)
+        for (const std::string& site : stacks.sites)
+          if (!site.empty())
+            for (std::size_t i : findings_->at(site, true))
+              if ((concurrent || findings_->findings[i].category != "mpidbg-concurrent-collective") &&
+                  matched.insert(i).second) {
+                const StaticFinding& f = findings_->findings[i];
+                line += "\n    predicted by mpidbg check at " + f.site() + " [" + f.category + "]";
+                predicted_[i].insert(rank);
+              }
+      notify(line);
       break;
+    }
     case Kind::Stopped:
       // The text says why ("freeze", "step"); a freeze --now's place already
       // ends with it: "application code (freeze --now)".
@@ -257,6 +277,22 @@ bool Job::waitUntil(const std::function<bool()>& done, std::chrono::milliseconds
     if (now >= deadline) return false;
     changed_.wait_until(lock, std::min(deadline, now + std::chrono::milliseconds(100)));
   }
+}
+
+void Job::setStaticFindings(std::shared_ptr<const StaticFindings> findings) {
+  std::lock_guard lock(mutex_);
+  findings_ = std::move(findings);
+  predicted_.clear();
+}
+
+std::shared_ptr<const StaticFindings> Job::staticFindings() const {
+  std::lock_guard lock(mutex_);
+  return findings_;
+}
+
+std::map<std::size_t, RankSet> Job::predictedViolations() const {
+  std::lock_guard lock(mutex_);
+  return predicted_;
 }
 
 }  // namespace mpidbg::core

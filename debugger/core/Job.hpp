@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -17,6 +18,7 @@
 #include "ccs/RankProtocol.hpp"
 #include "debugger/core/Launcher.hpp"
 #include "debugger/core/RankSet.hpp"
+#include "debugger/core/StaticFindings.hpp"
 
 namespace mpidbg::core {
 
@@ -150,6 +152,18 @@ class Job {
   bool waitUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout,
                  const std::function<bool()>& cancelled);
 
+  /// Joins the run to `mpidbg check`'s findings (`mpidbg --check FILE`): a
+  /// violation event whose thread made its MPI call at a site a thread-level
+  /// or concurrent-collective finding flags says so under its stacks
+  /// ("    predicted by mpidbg check at x.c:15 [mpidbg-thread-level]") and
+  /// counts in predictedViolations. Null: no findings.
+  void setStaticFindings(std::shared_ptr<const StaticFindings> findings);
+  std::shared_ptr<const StaticFindings> staticFindings() const;
+  /// Per finding (its index in staticFindings), the ranks whose violation
+  /// events were at its site, either thread of the report; findings never
+  /// matched are absent.
+  std::map<std::size_t, RankSet> predictedViolations() const;
+
  private:
   /// Counts a change (changeCount) and wakes waitUntil; with mutex_ held.
   void markChanged();
@@ -163,6 +177,8 @@ class Job {
   std::uint64_t events_ = 0;
   std::uint64_t changes_ = 0;
   Notifier notifier_;
+  std::shared_ptr<const StaticFindings> findings_;
+  std::map<std::size_t, RankSet> predicted_;
 };
 
 }  // namespace mpidbg::core

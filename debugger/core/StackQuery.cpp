@@ -328,21 +328,22 @@ std::map<int, std::string> mpiCallSites(const StackInput& input, stacks::Symboli
   return sites;
 }
 
-std::string renderViolationStacks(const std::string& encoded) {
-  if (encoded.empty()) return "";
+ViolationStacks renderViolationStacks(const std::string& encoded) {
+  if (encoded.empty()) return {};
   auto decoded = proto::decodeRankStacksList(encoded);
   if (!decoded || decoded->size() != 1)
-    return "    (stacks unreadable: " + (decoded ? std::string("not one rank") : decoded.error().message) + ")";
+    return {"    (stacks unreadable: " + (decoded ? std::string("not one rank") : decoded.error().message) + ")", {}};
   static std::mutex mutex;
   static stacks::Symbolizer* symbolizer = new stacks::Symbolizer;  // kept: module files stay open for later events
   std::lock_guard lock(mutex);
   const proto::RankStacks& rank = decoded->front();
-  std::string out;
+  ViolationStacks out;
   for (const proto::ThreadStack& t : rank.threads) {
-    if (!out.empty()) out += "\n";
-    out += "    thread " + std::to_string(t.tid) + (t.name.empty() ? std::string() : " (" + t.name + ")") + ": ";
+    if (!out.text.empty()) out.text += "\n";
+    out.text += "    thread " + std::to_string(t.tid) + (t.name.empty() ? std::string() : " (" + t.name + ")") + ": ";
+    out.sites.emplace_back();
     if (!t.error.empty() && t.frames.empty()) {
-      out += t.error;
+      out.text += t.error;
       continue;
     }
     std::vector<stacks::SymbolFrame> frames;
@@ -352,13 +353,14 @@ std::string renderViolationStacks(const std::string& encoded) {
     }
     frames = cutAboveMain(cutAtMpiCall(cutRuntimeHandler(std::move(frames))));
     for (std::size_t i = frames.size(); i-- > 0;) {
-      out += frames[i].function;
-      if (i > 0) out += " > ";
+      out.text += frames[i].function;
+      if (i > 0) out.text += " > ";
     }
     // Where the MPI call was made: its caller's line.
     if (frames.size() >= 2 && !frames[1].file.empty() && frames[1].line > 0) {
       const std::string& file = frames[1].file;
-      out += " (" + file.substr(file.rfind('/') + 1) + ":" + std::to_string(frames[1].line) + ")";
+      out.sites.back() = file.substr(file.rfind('/') + 1) + ":" + std::to_string(frames[1].line);
+      out.text += " (" + out.sites.back() + ")";
     }
   }
   return out;

@@ -114,6 +114,12 @@ std::map<int, std::string> mpiCallSites(const StackInput& input, stacks::Symboli
 /// the place being the MPI call's caller. No trailing newline; "" for an
 /// empty `encoded`, one line with the reason when it does not decode.
 /// Symbolizes with one process-wide Symbolizer, under a mutex.
-std::string renderViolationStacks(const std::string& encoded);
+/// `sites`: per thread, in the same order, where its MPI call was made
+/// ("solve.c:42"; "" when unknown), for the join with `mpidbg check`.
+struct ViolationStacks {
+  std::string text;
+  std::vector<std::string> sites;
+};
+ViolationStacks renderViolationStacks(const std::string& encoded);
 
 }  // namespace mpidbg::core

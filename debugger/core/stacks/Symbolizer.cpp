@@ -292,6 +292,16 @@ Symbolized Symbolizer::lookup(const ccs::proto::StackModule& module, std::uint64
     frame.function = demangle(symbolName);
     frame.symbolOffset = symbolOffset;
     frame.source = SymbolSource::Symtab;
+    // No DWARF scope holds the address (GCC's OpenMP outlined functions,
+    // main._omp_fn.0, are such), but the line table may still cover it.
+    if (Dwfl_Line* row = dwfl_module_getsrc(opened.module, address); row != nullptr) {
+      int lineNumber = 0;
+      if (const char* name = dwfl_lineinfo(row, nullptr, &lineNumber, nullptr, nullptr, nullptr);
+          name != nullptr && lineNumber > 0) {
+        frame.file = name;
+        frame.line = lineNumber;
+      }
+    }
     result.frames.push_back(std::move(frame));
   } else {
     result.frames.push_back(unknown);

@@ -129,3 +129,44 @@ case_check_every_modelled_construct() {
   check_rc 0 &&
   check_lines "$(cat "$root/tests/data/check/constructs.expected")"
 }
+
+# The join with the run (issue 27 item 4; docs/check.md, "Joined to the run"):
+# the findings as JSON, then mpidbg --check FILE on the real program.
+case_check_joined_to_the_run_violation_predicted() {
+  run_check --format json -o "$work/findings.json" -p "$ccdb" "$tls/serialized_violation.c"
+  check_rc 0 || return 1
+  run_mpidbg 120 --check "$work/findings.json" -ex run -ex 'wait 30' -ex 'info check' -- \
+    "$mpiexec" -n 2 -genv OMP_NUM_THREADS 2 "$examples/threadlevel/serialized_violation"
+  # Both threads' MPI_Allreduce (lines 25 and 31) were flagged and both ran
+  # at once: each site is named under the violation and in info check.
+  check_contains "$out" "MPI_THREAD_SERIALIZED violated: thread " "the violation" &&
+  check_contains "$out" "    predicted by mpidbg check at serialized_violation.c:25 [mpidbg-thread-level]" "the join" &&
+  check_contains "$out" "    predicted by mpidbg check at serialized_violation.c:31 [mpidbg-thread-level]" "the join" &&
+  check_matches "$out" '^  serialized_violation\.c:25 MPI_Allreduce \[mpidbg-thread-level\]: violated in this run on \[[01]\]$' "info check" &&
+  check_matches "$out" '^  serialized_violation\.c:31 MPI_Allreduce \[mpidbg-thread-level\]: violated in this run on \[[01]\]$' "info check" || return 1
+  # A finding at a site that did not violate: not seen.
+  python3 - "$work/findings.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+f = dict(j["findings"][0]); f["line"] = 12; j["findings"].append(f)
+json.dump(j, open(sys.argv[1], "w"))
+PY
+  run_mpidbg 120 --check "$work/findings.json" -ex run -ex 'wait 30' -ex 'info check' -- \
+    "$mpiexec" -n 2 -genv OMP_NUM_THREADS 2 "$examples/threadlevel/serialized_violation"
+  check_contains "$out" "  serialized_violation.c:12 MPI_Allreduce [mpidbg-thread-level]: not seen in this run" "info check"
+}
+
+case_check_joined_to_the_run_hang_names_the_condition() {
+  run_check --format json -o "$work/findings.json" -p "$ccdb" "$tls/coll_deadlock.c"
+  check_rc 0 || return 1
+  run_mpidbg 120 --check "$work/findings.json" -ex run -ex 'wait 10' -ex hang -ex 'hang --json' -ex kill -- \
+    "$mpiexec" -n 4 "$examples/threadlevel/coll_deadlock"
+  check_rc 0 &&
+  check_contains "$out" "Predicted by mpidbg check: ranks [0,2] are not in MPI_Barrier at coll_deadlock.c:19, where ranks [1,3] wait: the condition at coll_deadlock.c:18 depends on the rank [mpidbg-rank-dependent-collective]." "hang" &&
+  check_contains "$out" '"predicted":[{"category":"mpidbg-rank-dependent-collective","condition":"coll_deadlock.c:18","elsewhere":[0,2],' "hang --json" || return 1
+  # Without --check: no such line; a file that is not the check's JSON: usage error.
+  echo '{"files": []}' >"$work/bad.json"
+  run_mpidbg 30 --check "$work/bad.json" -ex quit -- "$mpiexec" -n 2 "$examples/threadlevel/coll_deadlock"
+  check_rc 64 &&
+  check_contains "$err" "error: --check: $work/bad.json is not the JSON of 'mpidbg check --format json': it has no \"findings\" array" "the error"
+}

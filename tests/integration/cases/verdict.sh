@@ -118,7 +118,7 @@ case_verdict_lock_wait_is_named_not_guessed() {
   run_mpidbg 120 -ex run -ex 'wait 10' -ex status -ex hang -ex kill -- \
     "$mpiexec" -n 4 "$verdict_hangs/lock_held"
   check_rc 0 &&
-  check_matches "$out" '^\[1\] blocked in MPI_Win_(lock\(.*\) at lock_held\.c:25|unlock\(.*\) at lock_held\.c:27) in main$' "status" &&
+  check_matches "$out" '^\[1\] blocked in MPI_Win_(lock\(.*\) at lock_held\.c:26|unlock\(.*\) at lock_held\.c:28) in main$' "status" &&
   check_contains "$out" "[0,2-3] -> [1]  in MPI_Barrier" "hang" &&
   check_matches "$out" '^Not followed: rank 1 waits in MPI_Win_(lock|unlock)\(' "hang" &&
   check_contains "$out" "a synchronisation the verdict does not follow" "hang" &&

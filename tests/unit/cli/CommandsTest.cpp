@@ -118,7 +118,7 @@ TEST_CASE("commands check their arguments before they need the job", "[cli]") {
       {"hang --bogus", "hang takes --json, --memory and --no-frames (got '--bogus')"},
       {"hang --json\t--memory", noJob},
       {"collectives now", "collectives takes no arguments"},
-      {"info nothing", "usage: info break | info entries [RANKS] | info threadlevel [RANKS] | info record [RANKS]"},
+      {"info nothing", "usage: info break | info entries [RANKS] | info threadlevel [RANKS] | info record [RANKS] | info check"},
       {"info break", noJob},
       {"info entries (", "bad rank set '('..."},
       {"delete x", "expected a breakpoint number (see 'info break'), got 'x'"},

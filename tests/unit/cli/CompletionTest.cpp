@@ -76,7 +76,7 @@ TEST_CASE("completion: the word at the cursor, by position and command", "[cli][
       {"next 3 ", {"$equiv[", "all", "stopped"}},
       {"run s", {"stopped"}},
       // Keywords of the syntax.
-      {"info ", {"break", "entries", "record", "threadlevel"}},
+      {"info ", {"break", "check", "entries", "record", "threadlevel"}},
       {"i e", {"entries"}},
       {"info entries ", {"$equiv[", "all", "stopped"}},
       {"info break ", {}},
