@@ -208,4 +208,16 @@ Expected<std::vector<std::uint8_t>> CharmAuthClient::call(const Endpoint& server
   return std::move(*machine->reply_);
 }
 
+Expected<void> CharmAuthClient::send(const Endpoint& server, CharmSession& session, const Request& request,
+                                     std::chrono::milliseconds timeout) {
+  auto r = random32();
+  if (!r) return std::unexpected(r.error());
+  auto machine = forRequest(session, request, *r);
+  if (!machine) return std::unexpected(machine.error());
+  Deadline deadline = Deadline::after(server, timeout);
+  auto fd = connectTo(server, deadline);
+  if (!fd) return std::unexpected(fd.error());
+  return sendAll(fd->get(), machine->takeOutput(), deadline);
+}
+
 }  // namespace mpidbg::ccs

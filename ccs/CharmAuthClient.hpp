@@ -83,6 +83,12 @@ class CharmAuthClient {
                                                   const Request& request,
                                                   std::chrono::milliseconds timeout);
 
+  /// As call, but sends the request and closes without waiting for a reply
+  /// (handlers that never answer, such as Charm++'s debug/converse/freeze).
+  /// Advances `session.salt`. Errors: connect, timeout while sending.
+  static Expected<void> send(const Endpoint& server, CharmSession& session, const Request& request,
+                             std::chrono::milliseconds timeout);
+
  private:
   enum class Stage { WaitChallenge, WaitProof, WaitReplyHash, WaitReply, Done, Failed };
   CharmAuthClient() = default;

@@ -1,6 +1,7 @@
 // Charm++'s CCS key file: `<level> <key>` lines, keys read as decimal or hex pairs.
 #include "ccs/CharmKeyFile.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <fstream>
@@ -15,20 +16,6 @@ namespace {
 constexpr std::size_t kMaxKeyFileBytes = 1u << 20;
 
 bool isBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
-/// Splits a line into blank-separated words, stopping at a '#' comment.
-std::vector<std::string_view> words(std::string_view line) {
-  std::vector<std::string_view> out;
-  std::size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && isBlank(line[i])) ++i;
-    if (i >= line.size() || line[i] == '#') break;
-    std::size_t start = i;
-    while (i < line.size() && !isBlank(line[i])) ++i;
-    out.push_back(line.substr(start, i - start));
-  }
-  return out;
-}
 
 int digitValue(char c, KeyDigits digits) {
   if (c >= '0' && c <= '9') return c - '0';
@@ -47,26 +34,38 @@ const CharmKey* CharmKeyTable::find(std::uint8_t level) const {
 }
 
 Expected<CharmKey> parseCharmKey(std::string_view text, KeyDigits digits) {
-  const char* reading = digits == KeyDigits::Decimal ? "decimal" : "hex";
+  CharmKey key{};
+  if (digits == KeyDigits::Decimal) {
+    auto hexDigit = [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; };
+    if (text.size() < 2 || !hexDigit(text[0]) || !hexDigit(text[1]))
+      return fail("CCS key '" + std::string(text) +
+                  "' does not start with two hex digits (Charm++'s server refuses it too)");
+    // sscanf("%d") on each pair of characters (KeyDigits::Decimal).
+    for (std::size_t i = 0; i < kCharmKeyBytes && 2 * i < text.size(); ++i) {
+      const char first = text[2 * i];
+      const char second = 2 * i + 1 < text.size() ? text[2 * i + 1] : '0';
+      auto decimal = [](char c) { return c >= '0' && c <= '9'; };
+      int value = 0;
+      if (decimal(first))
+        value = decimal(second) ? (first - '0') * 10 + (second - '0') : first - '0';
+      else if ((first == '-' || first == '+') && decimal(second))
+        value = first == '-' ? -(second - '0') : second - '0';
+      else
+        break;
+      key[i] = static_cast<std::uint8_t>(value);
+    }
+    return key;
+  }
   if (text.size() != 2 * kCharmKeyBytes)
     return fail("CCS key has " + std::to_string(text.size()) + " characters; expected " +
-                std::to_string(2 * kCharmKeyBytes) + " (16 pairs, one per key byte)");
-  CharmKey key{};
+                std::to_string(2 * kCharmKeyBytes) + " hex digits (16 pairs, one per key byte)");
   for (std::size_t i = 0; i < kCharmKeyBytes; ++i) {
-    int high = digitValue(text[2 * i], digits);
-    int low = digitValue(text[2 * i + 1], digits);
-    if (high < 0 || low < 0) {
-      std::string pair(text.substr(2 * i, 2));
-      std::string message = "CCS key pair " + std::to_string(i + 1) + " '" + pair + "' is not a " +
-                            reading + " number";
-      if (digits == KeyDigits::Decimal)
-        message +=
-            " (Charm++'s server and C client read key pairs as decimal 00..99 and would "
-            "silently cut the key here; use the hex reading for a Java-client hex key)";
-      return fail(std::move(message));
-    }
-    int base = digits == KeyDigits::Decimal ? 10 : 16;
-    key[i] = static_cast<std::uint8_t>(high * base + low);
+    const int high = digitValue(text[2 * i], digits);
+    const int low = digitValue(text[2 * i + 1], digits);
+    if (high < 0 || low < 0)
+      return fail("CCS key pair " + std::to_string(i + 1) + " '" + std::string(text.substr(2 * i, 2)) +
+                  "' is not a hex number");
+    key[i] = static_cast<std::uint8_t>(high * 16 + low);
   }
   return key;
 }
@@ -80,33 +79,42 @@ Expected<CharmKeyTable> parseCharmKeyFile(std::string_view text, KeyDigits digit
     std::size_t end = text.find('\n');
     std::string_view line = text.substr(0, end);
     text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
-    std::string where = "line " + std::to_string(lineNumber) + ": ";
+    const std::string where = "line " + std::to_string(lineNumber) + ": ";
 
-    auto fields = words(line);
-    if (fields.empty()) continue;
-    if (fields.size() == 1)
-      return fail(where + "expected '<level> <key>', found only '" + std::string(fields[0]) + "'");
-    if (fields.size() > 2)
-      return fail(where + "unexpected '" + std::string(fields[2]) +
-                  "' after the key (expected '<level> <key>')");
-
-    int level = -1;
-    auto [next, ec] = std::from_chars(fields[0].data(), fields[0].data() + fields[0].size(), level);
-    if (ec != std::errc{} || next != fields[0].data() + fields[0].size() || level < 0 ||
-        level > kMaxCharmSecurityLevel)
-      return fail(where + "security level '" + std::string(fields[0]) + "' is not a number in 0.." +
-                  std::to_string(kMaxCharmSecurityLevel));
-    if (fields[1].starts_with("OTP"))
+    // sscanf("%d%s"): blanks, an optionally signed decimal level, blanks, a word.
+    std::size_t i = 0;
+    while (i < line.size() && isBlank(line[i])) ++i;
+    const std::size_t levelStart = i;
+    if (i < line.size() && (line[i] == '-' || line[i] == '+')) ++i;
+    const std::size_t digitsStart = i;
+    while (i < line.size() && line[i] >= '0' && line[i] <= '9') ++i;
+    const bool haveLevel = i > digitsStart;
+    long level = -1;
+    if (haveLevel) std::from_chars(line.data() + digitsStart, line.data() + i, level);
+    if (haveLevel && line[levelStart] == '-') level = -level;
+    while (i < line.size() && isBlank(line[i])) ++i;
+    std::size_t keyEnd = i;
+    while (keyEnd < line.size() && !isBlank(line[keyEnd])) ++keyEnd;
+    const std::string_view keyText = line.substr(i, keyEnd - i);
+    if (!haveLevel || keyText.empty() || level < 0 || level > kMaxCharmSecurityLevel) {
+      std::string shown(line.substr(levelStart));
+      while (!shown.empty() && (isBlank(shown.back()))) shown.pop_back();
+      if (!shown.empty() && !shown.starts_with("#"))
+        table.notes.push_back(where + "'" + shown + "' is not '<level> <key>' with a level 0.." +
+                              std::to_string(kMaxCharmSecurityLevel) + "; Charm++ skips it");
+      continue;
+    }
+    if (keyText.starts_with("OTP"))
       return fail(where +
                   "Charm++ one-time keys ('OTP...') are not supported; write the key "
                   "as 32 digits");
-    auto key = parseCharmKey(fields[1], digits);
+    auto key = parseCharmKey(keyText, digits);
     if (!key) return fail(where + key.error().message);
 
     auto slot = static_cast<std::uint8_t>(level);
     if (auto seen = definedOn.find(slot); seen != definedOn.end())
-      return fail(where + "security level " + std::to_string(level) +
-                  " already has a key on line " + std::to_string(seen->second));
+      table.notes.push_back(where + "level " + std::to_string(level) + " again; this key replaces the one on line " +
+                            std::to_string(seen->second) + " (as in Charm++)");
     definedOn[slot] = lineNumber;
     table.keys[slot] = *key;
   }

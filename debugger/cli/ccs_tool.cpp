@@ -69,18 +69,25 @@ int main(int argc, char** argv) {
   CLI::App app{"mpidbg-ccs: send one CCS (Converse Client-Server) request and print the reply.\n"
                "  mpidbg-ccs 127.0.0.1:1234 ccs_getinfo --format getinfo\n"
                "  mpidbg-ccs --charm-key-file auth.txt 127.0.0.1:1234 debug/converse/status --broadcast\n"
+               "  mpidbg-ccs 127.0.0.1:1234 debug/converse/freeze --broadcast --no-reply\n"
                "  mpidbg-ccs --tls-key-file /tmp/mpidbg-XXXX/key 127.0.0.1:40000 mpidbg/status --pe 3",
                "mpidbg-ccs"};
   std::string server, handler, data, dataHex, charmKeyFile, tlsKeyFile, format = "auto";
   int pe = 0, level = 0;
   long timeoutMs = 5000;
-  bool broadcast = false, hexKey = false;
+  bool broadcast = false, hexKey = false, noReply = false;
   std::vector<int> multicast;
   app.add_option("server", server, "HOST:PORT of the CCS server")->required();
   app.add_option("handler", handler, "Handler name (at most 31 characters)")->required();
   app.add_option("--pe", pe, "Destination PE")->capture_default_str();
   app.add_flag("--broadcast", broadcast, "Send to every PE (pe -1)");
-  app.add_option("--multicast", multicast, "Send to these PEs (pe -k with the list)")->delimiter(',');
+  app.add_option("--multicast", multicast,
+                 "Send to these PEs (pe -k with the list; one PE is sent as a request to that PE, as Charm++'s "
+                 "client does)")
+      ->delimiter(',');
+  app.add_flag("--no-reply", noReply,
+               "Send and do not wait for a reply, for handlers that never answer (Charm++'s "
+               "debug/converse/freeze); plain and SHA-1 modes");
   app.add_option("--data", data, "Request data, as text");
   app.add_option("--data-hex", dataHex, "Request data, as hex digits");
   app.add_option("--charm-key-file", charmKeyFile, "Charm++ ++server-auth key file: SHA-1 authenticated mode");
@@ -100,9 +107,16 @@ int main(int argc, char** argv) {
   ccs::Request request;
   request.handler = handler;
   request.pe = broadcast ? ccs::kBroadcastPe : pe;
-  if (!multicast.empty()) {
+  if (multicast.size() == 1) {
+    request.pe = multicast.front();  // Charm++'s CcsSendRequestGeneric: one PE is a plain request to it
+  } else if (!multicast.empty()) {
     request.multicastPes.assign(multicast.begin(), multicast.end());
     request.pe = -static_cast<std::int32_t>(multicast.size());
+  }
+  if (noReply && !tlsKeyFile.empty()) {
+    std::fprintf(stderr, "error: --no-reply is for Charm++ servers (plain and SHA-1): an mpidbg rank answers "
+                         "every request\n");
+    return 64;
   }
   if (!dataHex.empty()) {
     auto bytes = ccs::fromHex(dataHex);
@@ -117,20 +131,28 @@ int main(int argc, char** argv) {
   const milliseconds timeout(timeoutMs);
 
   Expected<std::vector<std::uint8_t>> reply = fail("no mode");
+  Expected<void> sent = fail("no request sent");  // --no-reply
   if (!charmKeyFile.empty()) {
     auto keys = ccs::loadCharmKeyFile(charmKeyFile, hexKey ? ccs::KeyDigits::Hex : ccs::KeyDigits::Decimal);
     if (!keys) {
       std::fprintf(stderr, "error: %s\n", keys.error().message.c_str());
       return 64;
     }
+    for (const auto& note : keys->notes) std::fprintf(stderr, "note: %s: %s\n", charmKeyFile.c_str(), note.c_str());
     const ccs::CharmKey* key = keys->find(static_cast<std::uint8_t>(level));
     if (key == nullptr) {
       std::fprintf(stderr, "error: %s has no key for level %d\n", charmKeyFile.c_str(), level);
       return 64;
     }
     auto session = ccs::CharmAuthClient::handshake(*endpoint, static_cast<std::uint8_t>(level), *key, timeout);
-    reply = session ? ccs::CharmAuthClient::call(*endpoint, *session, request, timeout)
-                    : Expected<std::vector<std::uint8_t>>(std::unexpected(session.error()));
+    if (session && noReply) {
+      sent = ccs::CharmAuthClient::send(*endpoint, *session, request, timeout);
+    } else {
+      reply = session ? ccs::CharmAuthClient::call(*endpoint, *session, request, timeout)
+                      : Expected<std::vector<std::uint8_t>>(std::unexpected(session.error()));
+      if (!reply && reply.error().message.find("before sending its challenge") != std::string::npos)
+        reply.error().message += " (an mpidbg rank in TLS mode, the default, closes so: use --tls-key-file)";
+    }
   } else if (!tlsKeyFile.empty()) {
     auto key = readSessionKey(tlsKeyFile);
     if (!key) {
@@ -141,8 +163,21 @@ int main(int argc, char** argv) {
         *endpoint, ccs::Security{ccs::SecurityMode::Tls, *key, "mpidbg-session"}, timeout);
     reply = connection ? (*connection)->call(request, timeout)
                        : Expected<std::vector<std::uint8_t>>(std::unexpected(connection.error()));
+  } else if (noReply) {
+    sent = ccs::Client::send(*endpoint, request, timeout);
   } else {
     reply = ccs::Client::call(*endpoint, request, timeout);
+    if (!reply && reply.error().message.ends_with("closed the connection without a reply"))
+      reply.error().message +=
+          " (its handler may send none: use --no-reply; an mpidbg rank in TLS mode, the default, closes a plain "
+          "request so: use --tls-key-file; a Charm++ server with ++server-auth: use --charm-key-file)";
+  }
+  if (noReply) {
+    if (!sent) {
+      std::fprintf(stderr, "error: %s\n", sent.error().message.c_str());
+      return 1;
+    }
+    return 0;
   }
   if (!reply) {
     std::fprintf(stderr, "error: %s\n", reply.error().message.c_str());

@@ -7,7 +7,9 @@
 #include <sys/socket.h>
 
 #include <catch2/catch.hpp>
+#include <atomic>
 #include <deque>
+#include <thread>
 
 #include "ServerHarness.hpp"
 #include "Transcript.hpp"
@@ -130,4 +132,28 @@ TEST_CASE("CharmAuthClient and the Server in SHA-1 mode talk", "[ccs][charm-auth
   auto after = CharmAuthClient::call(at, *session, request("echo", bytes("after")), 2000ms);
   REQUIRE(after.has_value());
   CHECK(*after == bytes("after"));
+}
+
+TEST_CASE("CharmAuthClient::send: a request without waiting for its reply (mpidbg-ccs --no-reply)", "[ccs][charm-auth]") {
+  CharmKeyTable keys;
+  keys.keys[0] = kKey;
+  ServerOptions options;
+  options.charmAuth = std::make_shared<CharmAuthServerState>(keys);
+  RunningServer running(options);
+  std::atomic<bool> arrived{false};
+  running.server->addHandler("quiet", [&arrived](const Request& r) -> HandlerResult {
+    arrived = r.data == bytes("unanswered");
+    return r.data;
+  });
+  running.start();
+  const Endpoint at = running.server->endpoint();
+  auto session = CharmAuthClient::handshake(at, 0, kKey, 2000ms);
+  REQUIRE(session.has_value());
+  const auto salt = session->salt;
+  REQUIRE(CharmAuthClient::send(at, *session, request("quiet", bytes("unanswered")), 2000ms).has_value());
+  CHECK(session->salt == salt + 1);  // the request used its salt, as call does
+  // The server authenticated and ran it although the client never read.
+  const auto until = std::chrono::steady_clock::now() + 5s;
+  while (!arrived && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(10ms);
+  CHECK(arrived);
 }

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
+#include <vector>
 
 #include "CharmTestKeys.hpp"
 #include "ccs/CharmKeyFile.hpp"
@@ -44,31 +45,69 @@ TEST_CASE("key file: decimal and hex readings of the captured key", "[ccs][charm
   CHECK((*upper)[0] == 0xab);
 }
 
-TEST_CASE("key file: malformed lines are errors naming the line", "[ccs][charm-auth]") {
+TEST_CASE("key file: Charm++'s decimal reading of odd keys", "[ccs][charm-auth]") {
+  // What CCS_AUTH_makeSecretKey's sscanf("%d") makes of each pair: the
+  // digits before the first non-digit; a pair with none ends the key.
+  struct Row {
+    std::string key;
+    std::vector<int> bytes;  // the first bytes; the rest are zero
+  };
+  const Row rows[] = {
+      {"0102030405060708091a111213141516", {1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 11, 12, 13, 14, 15, 16}},
+      {"0a0b", {0, 0}},                           // "0a" is 0
+      {"1234567890123456", {12, 34, 56, 78, 90, 12, 34, 56}},  // 16 characters: 8 bytes
+      {"0102a3", {1, 2}},                         // "a3": no leading digit, the key ends
+      {"010", {1, 0}},                            // a last single digit padded: "00"
+      {"019", {1, 90}},                           // "9" padded: "90"
+      {"01-5", {1, 0xfb}},                        // sscanf's sign
+      {"01020304050607080910111213141516" "99", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}},
+  };
+  for (const auto& row : rows) {
+    INFO(row.key);
+    auto key = parseCharmKey(row.key, KeyDigits::Decimal);
+    REQUIRE(key.has_value());
+    CharmKey expected{};
+    for (std::size_t i = 0; i < row.bytes.size(); ++i) expected[i] = static_cast<std::uint8_t>(row.bytes[i]);
+    CHECK(*key == expected);
+  }
+  // Refused, as Charm++'s server refuses them ("Cannot parse key").
+  for (const char* bad : {"zz01", "x", "5", "-1"}) {
+    INFO(bad);
+    auto key = parseCharmKey(bad, KeyDigits::Decimal);
+    REQUIRE_FALSE(key.has_value());
+    CHECK_THAT(key.error().message, Catch::Contains("does not start with two hex digits"));
+  }
+}
+
+TEST_CASE("key file: lines Charm++ skips are noted, bad keys are errors naming the line", "[ccs][charm-auth]") {
+  auto table = parseCharmKeyFile("# keys\n255 " + kCapturedKey + "\n-1 " + kCapturedKey + "\nx " + kCapturedKey +
+                                     "\n0\n0 " + kCapturedKey + " extra words\n0 9999\n",
+                                 KeyDigits::Decimal);
+  REQUIRE(table.has_value());
+  REQUIRE(table->keys.size() == 1);
+  CHECK((*table->find(0))[0] == 99);  // the last key of level 0 wins
+  REQUIRE(table->notes.size() == 5);  // the comment on line 1 silently
+  CHECK_THAT(table->notes[0], Catch::StartsWith("line 2: '255 "));
+  CHECK_THAT(table->notes[0], Catch::EndsWith("' is not '<level> <key>' with a level 0..254; Charm++ skips it"));
+  CHECK_THAT(table->notes[3], Catch::StartsWith("line 5: '0' is not"));
+  CHECK(table->notes[4] == "line 7: level 0 again; this key replaces the one on line 6 (as in Charm++)");
+
   struct Row {
     std::string text;
     KeyDigits digits;
     std::string expected;
   };
   const Row rows[] = {
-      {"0 0102030405060708091a111213141516", KeyDigits::Decimal, "line 1: CCS key pair 10 '1a'"},
       {"\n0 0g020304050607080910111213141516", KeyDigits::Hex, "line 2: CCS key pair 1 '0g'"},
-      {"0 0102", KeyDigits::Decimal, "line 1: CCS key has 4 characters"},
-      {"0 " + kCapturedKey + "00", KeyDigits::Decimal, "has 34 characters"},
-      {"255 " + kCapturedKey, KeyDigits::Decimal, "line 1: security level '255'"},
-      {"-1 " + kCapturedKey, KeyDigits::Decimal, "security level '-1'"},
-      {"x " + kCapturedKey, KeyDigits::Decimal, "security level 'x'"},
-      {"0", KeyDigits::Decimal, "line 1: expected '<level> <key>'"},
-      {"0 " + kCapturedKey + " extra", KeyDigits::Decimal, "unexpected 'extra'"},
+      {"0 0102", KeyDigits::Hex, "line 1: CCS key has 4 characters"},
+      {"0 zz", KeyDigits::Decimal, "line 1: CCS key 'zz' does not start with two hex digits"},
       {"0 OTPsecret", KeyDigits::Decimal, "one-time keys"},
-      {"1 " + kCapturedKey + "\n1 " + kCapturedKey, KeyDigits::Hex,
-       "line 2: security level 1 already has a key on line 1"},
   };
   for (const auto& row : rows) {
     INFO(row.text);
-    auto table = parseCharmKeyFile(row.text, row.digits);
-    REQUIRE_FALSE(table.has_value());
-    CHECK_THAT(table.error().message, Catch::Contains(row.expected));
+    auto bad = parseCharmKeyFile(row.text, row.digits);
+    REQUIRE_FALSE(bad.has_value());
+    CHECK_THAT(bad.error().message, Catch::Contains(row.expected));
   }
   CHECK(parseCharmKeyFile("", KeyDigits::Decimal)->keys.empty());
 }
