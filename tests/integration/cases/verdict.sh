@@ -125,3 +125,14 @@ case_verdict_lock_wait_is_named_not_guessed() {
   check_contains "$out" "No cycle found among the waits the verdict follows" "hang" &&
   check_not_contains "$out" "Deadlock: cycle" "hang"
 }
+
+case_verdict_matched_probe_cycle() {
+  # mprobe_cycle (issue 23 item 9): ranks 0 and 1 each wait in MPI_Mprobe for
+  # the other's message before sending their own.
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex hang -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/mprobe_cycle"
+  check_rc 0 &&
+  check_contains "$out" "  [0] blocked in MPI_Mprobe(source=1, tag=7, comm=MPI_COMM_WORLD) at mprobe_cycle.c:15 in main" "hang" &&
+  check_contains "$out" "  [1] blocked in MPI_Mprobe(source=0, tag=7, comm=MPI_COMM_WORLD) at mprobe_cycle.c:15 in main" "hang" &&
+  check_contains "$out" "Deadlock: cycle 0 -> 1 -> 0" "hang" &&
+  check_contains "$out" "Look first at ranks [0-1]: gdb [0-1] bt" "hang"
+}
