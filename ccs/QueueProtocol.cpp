@@ -208,6 +208,22 @@ Expected<RankQueues> rankQueuesFrom(const Record& r) {
     q.wildcards.push_back(std::move(m));
   }
 
+  n = 0;
+  if (r.has("locks")) MPIDBG_TRY_ASSIGN(n, listLength(r, "locks"));
+  if (n > kMaxWindowLocks)
+    return fail("key 'locks' claims " + std::to_string(n) + " locks (at most " + std::to_string(kMaxWindowLocks) + ")");
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string h = "lock." + std::to_string(i) + ".";
+    WindowLock l;
+    MPIDBG_TRY_ASSIGN(l.win, r.integer<std::uint64_t>(h + "win"));
+    MPIDBG_TRY_ASSIGN(l.target, r.integer<std::int32_t>(h + "target"));
+    int exclusive = 0;
+    MPIDBG_TRY_ASSIGN(exclusive, r.integer<int>(h + "excl"));
+    l.exclusive = exclusive != 0;
+    MPIDBG_TRY_ASSIGN(l.call, r.integer<std::uint64_t>(h + "call"));
+    q.locks.push_back(l);
+  }
+
   MPIDBG_TRY_ASSIGN(n, listLength(r, "comms"));
   q.comms.reserve(std::min<std::size_t>(n, 1024));
   for (std::size_t i = 0; i < n; ++i) {
@@ -272,6 +288,17 @@ std::string encode(const RankQueues& q) {
       putInt(w, h + "source", m.source);
       putInt(w, h + "mtag", m.matchedTag);
       putInt(w, h + "call", m.call);
+    }
+  }
+  if (!q.locks.empty()) {
+    putInt(w, "locks", q.locks.size());
+    for (std::size_t i = 0; i < q.locks.size(); ++i) {
+      const WindowLock& l = q.locks[i];
+      const std::string h = "lock." + std::to_string(i) + ".";
+      putHex(w, h + "win", l.win);
+      putInt(w, h + "target", l.target);
+      putInt(w, h + "excl", l.exclusive ? 1 : 0);
+      putInt(w, h + "call", l.call);
     }
   }
   putInt(w, "comms", q.comms.size());

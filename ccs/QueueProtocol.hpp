@@ -76,6 +76,18 @@ struct WildcardMatch {
 /// How many wildcard matches a rank keeps (the most recent ones).
 inline constexpr std::size_t kWildcardMatches = 16;
 
+/// A passive-target lock this rank holds, or asked for and has not yet
+/// released (MPI_Win_lock returned, MPI_Win_unlock not yet returned): the
+/// hang verdict's "waits for the rank that holds the lock".
+struct WindowLock {
+  std::uint64_t win = 0;     ///< the window's handle value (its entry in `comms`)
+  std::int32_t target = -1;  ///< the locked rank of the window's group; -1 every rank (MPI_Win_lock_all)
+  bool exclusive = false;    ///< MPI_LOCK_EXCLUSIVE (MPI_Win_lock_all: shared)
+  std::uint64_t call = 0;    ///< the rank's MPI call number of the MPI_Win_lock
+};
+/// How many locks a rank reports (the oldest ones past that are dropped).
+inline constexpr std::size_t kMaxWindowLocks = 256;
+
 /// One communicator as this rank sees it.
 struct CommQueues {
   CommState state;                  ///< handle, size, local rank, name, per-class counts and active flags
@@ -99,6 +111,8 @@ struct RankQueues {
   std::vector<CollRecord> history;  ///< recent collectives, oldest first
   /// Recent wildcard matches, oldest first (CCS only; empty from memory).
   std::vector<WildcardMatch> wildcards;
+  /// Passive-target locks held (CCS only; empty from memory).
+  std::vector<WindowLock> locks;
   /// Top stack frames, innermost first, where the source had them ("solve() at
   /// solver.c:88"); empty otherwise.
   std::vector<std::string> frames;
@@ -132,6 +146,8 @@ struct RankQueues {
 ///     wild=N                        optional; then per match i: wild.i.comm,
 ///                                   wild.i.function, wild.i.tag, wild.i.source,
 ///                                   wild.i.mtag, wild.i.call
+///     locks=N                       optional; then per lock i: lock.i.win (hex),
+///                                   lock.i.target, lock.i.excl (0/1), lock.i.call
 ///     comms=N                       then per communicator i, with P = "comm.i.":
 ///       P + the CommState keys of kCollectivesHandler (handle, root, world,
 ///         size, rank, name, counts, active),

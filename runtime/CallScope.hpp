@@ -90,8 +90,11 @@ class CallScope {
   /// collective on it (MPI_Win_lock, MPI_Win_start, ...): published with the
   /// window as its communicator, whose registry record (CommWrappers.cpp)
   /// names it.
-  static CallScope onWindow(MpiFunction function, std::uint64_t winKey) noexcept {
-    return CallScope(KeyTag{}, function, winKey, PeerRole::None, 0, false, 0, -1, MPI_PROC_NULL);
+  /// `target`: the rank of the window's group the call locks, unlocks or
+  /// flushes (published with PeerRole::Target), or nullopt.
+  static CallScope onWindow(MpiFunction function, std::uint64_t winKey, std::optional<int> target = {}) noexcept {
+    return CallScope(KeyTag{}, function, winKey, target ? PeerRole::Target : PeerRole::None, target.value_or(0),
+                     false, 0, -1, MPI_PROC_NULL);
   }
 
   /// A collective on the window of handle key `winKey` (MPI_Win_fence,

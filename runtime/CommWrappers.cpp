@@ -256,6 +256,23 @@ int constructWindow(MpiFunction function, MPI_Comm comm, MPI_Win* win, Pmpi pmpi
   return rc;
 }
 
+/// The rank's lock table (WindowLocks) after MPI_Win_lock/_lock_all and
+/// MPI_Win_unlock/_unlock_all returned; `target` -1 for the _all forms.
+void noteLock(std::uint64_t win, int target, bool exclusive) noexcept {
+  if (Runtime* rt = Runtime::attached()) try {
+      rt->windowLocks().lock(win, target, exclusive, rt->mpiCalls());
+    } catch (...) {
+      // Out of memory: the verdict will not see this lock.
+    }
+}
+
+void noteUnlock(std::uint64_t win, int target) noexcept {
+  if (Runtime* rt = Runtime::attached()) try {
+      rt->windowLocks().unlock(win, target);
+    } catch (...) {
+    }
+}
+
 }  // namespace
 
 MPIDBG_EXPORT int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
@@ -290,7 +307,13 @@ MPIDBG_EXPORT int MPI_Win_free(MPI_Win* win) {
   const std::uint64_t key = win ? winKey(*win) : 0;
   auto scope = CallScope::windowCollective(MpiFunction::WinFree, mpidbg::ccs::proto::CollClass::Barrier, key);
   const int rc = PMPI_Win_free(win);
-  if (Runtime* rt = Runtime::attached(); rt && rc == MPI_SUCCESS && key != 0) rt->comms().remove(key);
+  if (Runtime* rt = Runtime::attached(); rt && rc == MPI_SUCCESS && key != 0) {
+    rt->comms().remove(key);
+    try {
+      rt->windowLocks().forget(key);
+    } catch (...) {
+    }
+  }
   return rc;
 }
 
@@ -301,27 +324,35 @@ MPIDBG_EXPORT int MPI_Win_set_name(MPI_Win win, const char* win_name) {
 }
 
 MPIDBG_EXPORT int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
-  auto scope = CallScope::onWindow(MpiFunction::WinLock, winKey(win));
-  return PMPI_Win_lock(lock_type, rank, assert, win);
+  auto scope = CallScope::onWindow(MpiFunction::WinLock, winKey(win), rank);
+  const int rc = PMPI_Win_lock(lock_type, rank, assert, win);
+  if (rc == MPI_SUCCESS) noteLock(winKey(win), rank, lock_type == MPI_LOCK_EXCLUSIVE);
+  return rc;
 }
 
 MPIDBG_EXPORT int MPI_Win_unlock(int rank, MPI_Win win) {
-  auto scope = CallScope::onWindow(MpiFunction::WinUnlock, winKey(win));
-  return PMPI_Win_unlock(rank, win);
+  auto scope = CallScope::onWindow(MpiFunction::WinUnlock, winKey(win), rank);
+  const int rc = PMPI_Win_unlock(rank, win);
+  if (rc == MPI_SUCCESS) noteUnlock(winKey(win), rank);
+  return rc;
 }
 
 MPIDBG_EXPORT int MPI_Win_lock_all(int assert, MPI_Win win) {
   auto scope = CallScope::onWindow(MpiFunction::WinLockAll, winKey(win));
-  return PMPI_Win_lock_all(assert, win);
+  const int rc = PMPI_Win_lock_all(assert, win);
+  if (rc == MPI_SUCCESS) noteLock(winKey(win), -1, false);
+  return rc;
 }
 
 MPIDBG_EXPORT int MPI_Win_unlock_all(MPI_Win win) {
   auto scope = CallScope::onWindow(MpiFunction::WinUnlockAll, winKey(win));
-  return PMPI_Win_unlock_all(win);
+  const int rc = PMPI_Win_unlock_all(win);
+  if (rc == MPI_SUCCESS) noteUnlock(winKey(win), -1);
+  return rc;
 }
 
 MPIDBG_EXPORT int MPI_Win_flush(int rank, MPI_Win win) {
-  auto scope = CallScope::onWindow(MpiFunction::WinFlush, winKey(win));
+  auto scope = CallScope::onWindow(MpiFunction::WinFlush, winKey(win), rank);
   return PMPI_Win_flush(rank, win);
 }
 

@@ -45,6 +45,7 @@ std::string_view peerRoleName(PeerRole r) noexcept {
     case PeerRole::Source: return "source";
     case PeerRole::Dest: return "dest";
     case PeerRole::Root: return "root";
+    case PeerRole::Target: return "target";
     case PeerRole::None: break;
   }
   return {};

@@ -43,9 +43,11 @@ std::string_view functionName(MpiFunction f) noexcept;
 const char* functionNameTable() noexcept;
 
 /// Which argument MpiCallRecord::peer is.
-enum class PeerRole : std::uint8_t { None, Source, Dest, Root };
+/// Target: the locked or flushed rank of a window's group (MPI_Win_lock,
+/// _unlock, _flush, _flush_local).
+enum class PeerRole : std::uint8_t { None, Source, Dest, Root, Target };
 
-/// "source", "dest", "root", or empty for None (the wire spelling of
+/// "source", "dest", "root", "target", or empty for None (the wire spelling of
 /// ccs/RankProtocol.hpp MpiCall::peerRole).
 std::string_view peerRoleName(PeerRole r) noexcept;
 

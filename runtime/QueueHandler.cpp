@@ -121,6 +121,7 @@ proto::RankQueues queuesOf(Runtime& rt) {
 
   q.history = rt.history().snapshot();
   q.wildcards = rt.wildcards().snapshot();
+  q.locks = rt.windowLocks().snapshot();
   return q;
 }
 

@@ -14,6 +14,7 @@
 #include "OpTable.hpp"
 #include "PollWatch.hpp"
 #include "WildcardLog.hpp"
+#include "WindowLocks.hpp"
 #include "ccs/RankProtocol.hpp"
 #include "ccs/Forwarder.hpp"
 #include "ccs/Server.hpp"
@@ -99,6 +100,7 @@ class Runtime {
   OpTable& ops() noexcept { return ops_; }
   CollHistory& history() noexcept { return history_; }
   WildcardLog& wildcards() noexcept { return wildcards_; }
+  WindowLocks& windowLocks() noexcept { return windowLocks_; }
   /// The rank's MPI_Test* streak (polling).
   PollWatch& polls() noexcept { return polls_; }
   EventChannel& events() noexcept { return events_; }
@@ -167,6 +169,7 @@ class Runtime {
   OpTable& ops_;
   CollHistory& history_;
   WildcardLog wildcards_;
+  WindowLocks windowLocks_;
   PollWatch polls_;
   EventChannel events_;
   std::unique_ptr<ccs::Server> server_;

@@ -217,12 +217,16 @@ Json queuesToJson(const core::HangInput& input) {
                        {"unexpected", opsToJson(c.unexpected)},
                        {"collectives", opsToJson(c.collectives)}});
     }
+    Json locks = Json::array();
+    for (const auto& l : q.locks)
+      locks.push_back({{"window", hexText(l.win)}, {"target", l.target}, {"exclusive", l.exclusive}, {"call", l.call}});
     ranks.push_back({{"rank", q.worldRank},
                      {"source", q.source},
                      {"phase", std::string(ccs::proto::phaseName(q.phase))},
                      {"call", q.call ? Json(core::describeCall(*q.call)) : Json(nullptr)},
                      {"frames", q.frames},
                      {"error", q.error},
+                     {"locks", std::move(locks)},
                      {"comms", std::move(comms)}});
   }
   Json ended = Json::array();

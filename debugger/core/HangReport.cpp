@@ -264,6 +264,33 @@ class Analyzer {
     }
   }
 
+  /// `rank` is in MPI_Win_lock, _unlock or _flush on rank `call.peer` of the
+  /// window `call.comm`: it waits for every other rank the runtime saw
+  /// holding an exclusive lock on that target of the same window (by
+  /// identity; RankQueues::locks, from MPI_Win_lock's return to
+  /// MPI_Win_unlock's). A shared lock draws nothing: whether the waiter
+  /// asked for an exclusive one is not known. False when no holder is seen.
+  bool waitLockHolders(int rank, const proto::RankQueues& q, const proto::MpiCall& call, const std::string& why) {
+    const proto::CommQueues* win = commOf(q, call.comm);
+    if (!win) return false;
+    const proto::CommIdentity id = proto::identityOf(win->state);
+    bool any = false;
+    for (const auto& [other, node] : nodes_) {
+      if (other == rank || !node.q) continue;
+      for (const proto::WindowLock& l : node.q->locks) {
+        if (!l.exclusive || l.target != call.peer) continue;
+        const proto::CommQueues* theirs = commOf(*node.q, l.win);
+        if (!theirs || proto::identityOf(theirs->state) != id) continue;
+        edge(rank, other,
+             why + ": rank " + std::to_string(other) + " holds an exclusive lock on rank " +
+                 std::to_string(l.target) + " of " + commName(win, call.comm));
+        any = true;
+        break;
+      }
+    }
+    return any;
+  }
+
   /// True for the calls that make (or free) a communicator or window: the
   /// runtime counts them as collectives on the communicator they are made
   /// on (runtime/CommWrappers.cpp), in no class (collCall 0).
@@ -315,6 +342,8 @@ class Analyzer {
     }
     if (call.peerRole == "source" || call.peerRole == "dest")
       waitPeer(rank, q, call.comm, call.peer, why, call.peerRole == "source");
+    else if (call.peerRole == "target" && waitLockHolders(rank, q, call, why))
+      return;
     else if (!q.comms.empty())  // read with its MPI state (not from frames), and no rule says whom it waits for
       v_.unfollowed[rank] = why;  // said, never guessed
   }
@@ -842,7 +871,7 @@ std::string renderHang(const HangVerdict& v) {
   for (const auto& g : groupByText(v.unfollowed)) {
     const bool one = g.ranks.size() == 1;
     const char* what = g.text.starts_with("MPI_Win_")
-                           ? ", a synchronisation the verdict does not follow (one-sided locks, flushes and PSCW epochs)"
+                           ? ", a synchronisation the verdict does not follow (PSCW epochs; locks and flushes whose lock holder it did not see)"
                            : ", a call whose waits the verdict does not follow";
     out += "Not followed: " + describeRanks(g.ranks) + (one ? " waits" : " wait") + " in " + g.text + what +
            ": whom " + (one ? "it waits" : "they wait") + " for is unknown.\n";
@@ -929,6 +958,12 @@ std::string renderQueues(const std::vector<proto::RankQueues>& ranks, const std:
       if (body.empty()) continue;
       text += c.state.name + " (size " + std::to_string(c.state.size) + ", rank " +
               std::to_string(c.state.localRank) + "):\n" + body;
+    }
+    for (const proto::WindowLock& l : q.locks) {
+      const proto::CommQueues* win = commOf(q, l.win);
+      text += std::string("holds ") + (l.exclusive ? "an exclusive" : "a shared") + " lock on " +
+              (l.target < 0 ? std::string("every rank") : "rank " + std::to_string(l.target)) + " of " +
+              commName(win, l.win) + " (since MPI call " + std::to_string(l.call) + ")\n";
     }
     if (q.call && q.call->collCall > 0) text = "inside " + describeCall(*q.call) + "\n" + text;
     if (text.empty()) text = "no pending operations";

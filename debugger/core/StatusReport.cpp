@@ -35,9 +35,12 @@ std::string describeCall(const proto::MpiCall& call) {
     return out + " (call " + std::to_string(call.collCall) + " on " + call.commName +
            (with.empty() ? "" : ", counted with " + with) + ")";
   }
-  if (!call.commName.empty() && !args.empty()) args += ", comm=" + call.commName;
-  // A window call names its window (its "communicator": runtime/CommWrappers.cpp).
-  if (args.empty() && !call.commName.empty() && call.function.starts_with("MPI_Win_")) args = call.commName;
+  // A window call names its window (its "communicator": runtime/CommWrappers.cpp):
+  // "MPI_Win_lock(target=2, win 0xa0000000)".
+  if (!call.commName.empty() && call.function.starts_with("MPI_Win_"))
+    args += (args.empty() ? "" : ", ") + call.commName;
+  else if (!call.commName.empty() && !args.empty())
+    args += ", comm=" + call.commName;
   return args.empty() ? call.function : call.function + "(" + args + ")";
 }
 

@@ -5,8 +5,8 @@
  * MPI_Win_lock under MPICH's ch4; an MPI that takes locks lazily waits in
  * MPI_Win_unlock), and the others wait in the barrier for rank 1. Expected
  * verdict (4 ranks): ranks 0, 2 and 3 in MPI_Barrier, waiting for rank 1;
- * "Not followed: rank 1 waits in MPI_Win_lock(...)": mpidbg does not follow
- * locks, so it names the wait it cannot follow and claims no cycle. */
+ * rank 1 in MPI_Win_lock(target=2, win ...) waiting for rank 0, which holds
+ * an exclusive lock on rank 2: "Deadlock: cycle 0 -> 1 -> 0". */
 #include <mpi.h>
 #include <stddef.h>
 

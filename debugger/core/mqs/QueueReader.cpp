@@ -162,6 +162,8 @@ std::string peerRoleOf(int role) {
       return "dest";
     case 3:
       return "root";
+    case 4:  // runtime/CurrentCall.hpp PeerRole::Target
+      return "target";
     default:
       return "";
   }

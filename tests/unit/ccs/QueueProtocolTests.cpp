@@ -73,6 +73,7 @@ RankQueues fullQueues() {
   }
   q.history = {{0x84000000ull, 1, "MPI_Bcast", 0, 16}, {0x84000001ull, 2, kQueueNasty, -1, -1}};
   q.wildcards = {{0x44000000ull, "MPI_Recv", -1, 3, 7, 12}, {0x84000001ull, kQueueNasty, 5, 0, 5, 40}};
+  q.locks = {{0xa0000000ull, 2, true, 17}, {0xa0000001ull, -1, false, 30}};
   q.frames = {"solve() at solver.c:88", kQueueNasty, ""};
   q.source = "mqs:/opt/lib/libmpidbg-mqs.so";
   q.error = kQueueNasty;
@@ -149,6 +150,13 @@ void checkSame(const RankQueues& a, const RankQueues& b) {
     CHECK(a.wildcards[i].source == b.wildcards[i].source);
     CHECK(a.wildcards[i].matchedTag == b.wildcards[i].matchedTag);
     CHECK(a.wildcards[i].call == b.wildcards[i].call);
+  }
+  REQUIRE(a.locks.size() == b.locks.size());
+  for (std::size_t i = 0; i < a.locks.size(); ++i) {
+    CHECK(a.locks[i].win == b.locks[i].win);
+    CHECK(a.locks[i].target == b.locks[i].target);
+    CHECK(a.locks[i].exclusive == b.locks[i].exclusive);
+    CHECK(a.locks[i].call == b.locks[i].call);
   }
   REQUIRE(a.history.size() == b.history.size());
   for (std::size_t i = 0; i < a.history.size(); ++i) {

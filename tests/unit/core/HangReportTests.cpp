@@ -843,3 +843,41 @@ TEST_CASE("static findings: read from mpidbg check's JSON, matched by file name 
   std::remove(path);
   CHECK_THAT(loadStaticFindings(path).error().message, Catch::StartsWith("cannot read /tmp/mpidbg-findings-"));
 }
+
+TEST_CASE("hang: a rank waiting for a lock waits for the rank holding it exclusively", "[hang]") {
+  // lock_held's shape: rank 0 holds an exclusive lock on rank 2 of the
+  // window and waits in MPI_Barrier; rank 1 waits in MPI_Win_lock(target=2).
+  constexpr std::uint64_t kWin = 0xa0000000;
+  auto withWindow = [&](proto::RankQueues q, int r) {
+    q.comms.push_back(worldCopy(r, 4, 0, kWin, "win 0xa0000000", 0x77));
+    return q;
+  };
+  HangInput in;
+  in.worldSize = 4;
+  for (int r : {0, 2, 3})
+    in.ranks.push_back(
+        withWindow(rank(r, 4, 2, collective("MPI_Barrier", 2), {rec(1, "MPI_Win_create"), rec(2, "MPI_Barrier")}), r));
+  in.ranks[0].locks.push_back({kWin, 2, true, 5});
+  proto::MpiCall lock = p2p("MPI_Win_lock", "target", 2, 0, kWin, "win 0xa0000000");
+  lock.hasTag = false;
+  in.ranks.insert(in.ranks.begin() + 1, withWindow(rank(1, 4, 1, lock, {rec(1, "MPI_Win_create")}), 1));
+  HangVerdict v = analyzeHang(in);
+  CHECK(hasEdge(v, 1, 0));
+  REQUIRE(v.cycles.size() == 1);
+  CHECK(v.cycles[0] == std::vector<int>{0, 1});
+  CHECK(v.unfollowed.empty());
+
+  SECTION("a shared lock, another target, or another window: no edge, and the wait is named") {
+    for (auto change : {0, 1, 2}) {
+      HangInput other = in;
+      proto::WindowLock& l = other.ranks[0].locks[0];
+      if (change == 0) l.exclusive = false;
+      if (change == 1) l.target = 3;
+      if (change == 2) other.ranks[0].comms.back().state.uid = 0x78;  // rank 0's lock is on another window
+      const HangVerdict w = analyzeHang(other);
+      CHECK_FALSE(hasEdge(w, 1, 0));
+      CHECK(w.cycles.empty());
+      CHECK(w.unfollowed.count(1) == 1);
+    }
+  }
+}
