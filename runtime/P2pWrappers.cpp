@@ -7,6 +7,8 @@
 // through record/replay first when it is on (Record.hpp).
 #include <mpi.h>
 
+#include <climits>
+
 #include "Record.hpp"
 #include "RequestTracking.hpp"
 
@@ -233,3 +235,48 @@ MPIDBG_EXPORT int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int
                                          MPI_Waitsome_slow);
   return MPI_Waitsome_slow(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
 }
+
+#if MPI_VERSION >= 4
+// MPI-4's large-count forms (MPICH 4): published and decided as their int
+// forms; the count a condition sees is -1 past INT_MAX. No fast path and no
+// idle wait (runtime/IdleWait.hpp covers the int forms).
+namespace {
+
+int conditionCount(MPI_Count count) noexcept { return count >= 0 && count <= INT_MAX ? static_cast<int>(count) : -1; }
+
+int MPI_Recv_c_slow(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                    MPI_Status* status) {
+  CallScope scope(MpiFunction::RecvC, comm, PeerRole::Source, source, true, tag, conditionCount(count));
+  return PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
+}
+
+}  // namespace
+
+#define MPIDBG_SEND_C_WRAPPER(NAME, FUNCTION)                                                                    \
+  MPIDBG_EXPORT int NAME(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,           \
+                         MPI_Comm comm) {                                                                        \
+    CallScope scope(FUNCTION, comm, PeerRole::Dest, dest, true, tag, conditionCount(count));                     \
+    return P##NAME(buf, count, datatype, dest, tag, comm);                                                       \
+  }
+
+MPIDBG_SEND_C_WRAPPER(MPI_Send_c, MpiFunction::SendC)
+MPIDBG_SEND_C_WRAPPER(MPI_Ssend_c, MpiFunction::SsendC)
+MPIDBG_SEND_C_WRAPPER(MPI_Bsend_c, MpiFunction::BsendC)
+MPIDBG_SEND_C_WRAPPER(MPI_Rsend_c, MpiFunction::RsendC)
+
+MPIDBG_EXPORT int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                             MPI_Status* status) {
+  if (mpidbg::rt::decisionsOn())
+    return mpidbg::rt::decided::recvC(buf, count, datatype, source, tag, comm, status, MPI_Recv_c_slow);
+  if (source != MPI_ANY_SOURCE) return MPI_Recv_c_slow(buf, count, datatype, source, tag, comm, status);
+  // A wildcard: its match into the rank's WildcardLog, as MPI_Recv's.
+  MPI_Status local;
+  MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
+  const int rc = MPI_Recv_c_slow(buf, count, datatype, source, tag, comm, st);
+  if (rc == MPI_SUCCESS)
+    if (mpidbg::rt::Runtime* rt = mpidbg::rt::Runtime::attached())
+      rt->wildcards().note("MPI_Recv_c", mpidbg::rt::commKey(comm), tag == MPI_ANY_TAG ? -1 : tag, st->MPI_SOURCE,
+                           st->MPI_TAG, rt->mpiCalls());
+  return rc;
+}
+#endif

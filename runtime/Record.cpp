@@ -501,19 +501,42 @@ void registerRecordHandler(ccs::Server& server, Runtime& runtime) {
 
 namespace decided {
 
-int recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status,
-         RecvFn plain) noexcept {
-  if (!isWildcard(source, tag)) return plain(buf, count, datatype, source, tag, comm, status);
+namespace {
+
+/// A blocking receive's decision (MPI_Recv, MPI_Recv_c): `receive(source,
+/// tag, status)` is the wrapper's plain receive with the other arguments.
+template <typename Receive>
+int decidedReceive(const char* function, int source, int tag, MPI_Comm comm, MPI_Status* status,
+                   Receive receive) noexcept {
+  if (!isWildcard(source, tag)) return receive(source, tag, status);
   if (replaying()) {
-    const std::string call = receiveCall("MPI_Recv", source, tag, comm);
+    const std::string call = receiveCall(function, source, tag, comm);
     if (auto d = nextDecision(DecisionKind::RecvMatch, call)) applyMatch(*d, source, tag, call);
   }
   MPI_Status own;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &own : status;
-  const int rc = plain(buf, count, datatype, source, tag, comm, st);
+  const int rc = receive(source, tag, st);
   if (rc == MPI_SUCCESS && recording()) recordDecision(match(DecisionKind::RecvMatch, *st));
   return rc;
 }
+
+}  // namespace
+
+int recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status,
+         RecvFn plain) noexcept {
+  return decidedReceive("MPI_Recv", source, tag, comm, status, [&](int s, int t, MPI_Status* st) {
+    return plain(buf, count, datatype, s, t, comm, st);
+  });
+}
+
+#if MPI_VERSION >= 4
+int recvC(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status,
+          RecvCFn plain) noexcept {
+  return decidedReceive("MPI_Recv_c", source, tag, comm, status, [&](int s, int t, MPI_Status* st) {
+    return plain(buf, count, datatype, s, t, comm, st);
+  });
+}
+#endif
 
 int sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
              int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status* status,

@@ -78,6 +78,13 @@ using RecvFn = int (*)(void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status*
 int recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status,
          RecvFn plain) noexcept;
 
+#if MPI_VERSION >= 4
+/// MPI-4's large-count MPI_Recv_c, decided as recv.
+using RecvCFn = int (*)(void*, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Status*);
+int recvC(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status* status,
+          RecvCFn plain) noexcept;
+#endif
+
 using SendrecvFn = int (*)(const void*, int, MPI_Datatype, int, int, void*, int, MPI_Datatype, int, int, MPI_Comm,
                            MPI_Status*);
 int sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,

@@ -145,3 +145,18 @@ case_verdict_matched_probe_cycle() {
   check_contains "$out" "Deadlock: cycle 0 -> 1 -> 0" "hang" &&
   check_contains "$out" "Look first at ranks [0-1]: gdb [0-1] bt" "hang"
 }
+
+case_verdict_large_count_recv_cycle() {
+  # recv_cycle_c (issue 23 item 1): MPI-4's MPI_Recv_c and MPI_Send_c are
+  # interposed as MPI_Recv and MPI_Send are: seen in the verdict, and
+  # breakpoint targets with their arguments.
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex hang -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/recv_cycle_c"
+  check_rc 0 &&
+  check_contains "$out" "  [0] blocked in MPI_Recv_c(source=1, tag=3, comm=MPI_COMM_WORLD) at recv_cycle_c.c:14 in main" "hang" &&
+  check_contains "$out" "Deadlock: cycle 0 -> 1 -> 0" "hang" || return 1
+  run_mpidbg 120 -ex 'break MPI_Recv_c if source == 0' -ex run -ex 'wait 10' -ex kill -- \
+    "$mpiexec" -n 4 "$verdict_hangs/recv_cycle_c"
+  check_rc 0 &&
+  check_matches "$out" '^\[1\] hit breakpoint 1: MPI_Recv_c\(source=0, tag=3, count=1, comm=MPI_COMM_WORLD\)' "the breakpoint" &&
+  check_not_contains "$out" "[0] hit breakpoint" "the condition"
+}

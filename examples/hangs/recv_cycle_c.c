@@ -1,0 +1,20 @@
+/* recv_cycle with MPI-4's large-count calls: ranks 0 and 1 each wait in
+ * MPI_Recv_c for the other before sending with MPI_Send_c; ranks 2 and 3
+ * wait in MPI_Barrier. Expected verdict (4 ranks, an MPI 4 library such as
+ * MPICH 4): rank 0 blocked in MPI_Recv_c(source=1, tag=3, ...), rank 1 in
+ * MPI_Recv_c(source=0, tag=3, ...), "Deadlock: cycle 0 -> 1 -> 0". */
+#include <mpi.h>
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, value = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank < 2) {
+    const int other = 1 - rank;
+    MPI_Recv_c(&value, 1, MPI_INT, other, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send_c(&rank, 1, MPI_INT, other, 3, MPI_COMM_WORLD);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Finalize();
+  return 0;
+}
