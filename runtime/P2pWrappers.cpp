@@ -48,19 +48,27 @@ namespace {
   return rc;
 }
 
-/// A receive with MPI_ANY_SOURCE: the plain path, then which sender it
-/// matched, into the rank's WildcardLog (the hang verdict's "an earlier
-/// wildcard took this sender's message").
-[[gnu::noinline]] int recvWildcard(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-                                   MPI_Status* status) {
+/// A receive `function` with MPI_ANY_SOURCE on `comm` for `tag`:
+/// `receive(status)`, then which sender it matched, into the rank's
+/// WildcardLog (the hang verdict's "an earlier wildcard took this sender's
+/// message").
+template <typename Receive>
+int receiveWildcard(const char* function, int tag, MPI_Comm comm, MPI_Status* status, Receive receive) {
   MPI_Status local;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
-  const int rc = recvPlain(buf, count, datatype, source, tag, comm, st);
+  const int rc = receive(st);
   if (rc == MPI_SUCCESS)
     if (mpidbg::rt::Runtime* rt = mpidbg::rt::Runtime::attached())
-      rt->wildcards().note("MPI_Recv", mpidbg::rt::commKey(comm), tag == MPI_ANY_TAG ? -1 : tag, st->MPI_SOURCE,
+      rt->wildcards().note(function, mpidbg::rt::commKey(comm), tag == MPI_ANY_TAG ? -1 : tag, st->MPI_SOURCE,
                            st->MPI_TAG, rt->mpiCalls());
   return rc;
+}
+
+[[gnu::noinline]] int recvWildcard(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                                   MPI_Status* status) {
+  return receiveWildcard("MPI_Recv", tag, comm, status, [&](MPI_Status* st) {
+    return recvPlain(buf, count, datatype, source, tag, comm, st);
+  });
 }
 
 int MPI_Sendrecv_slow(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void* recvbuf,
@@ -269,14 +277,8 @@ MPIDBG_EXPORT int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, 
   if (mpidbg::rt::decisionsOn())
     return mpidbg::rt::decided::recvC(buf, count, datatype, source, tag, comm, status, MPI_Recv_c_slow);
   if (source != MPI_ANY_SOURCE) return MPI_Recv_c_slow(buf, count, datatype, source, tag, comm, status);
-  // A wildcard: its match into the rank's WildcardLog, as MPI_Recv's.
-  MPI_Status local;
-  MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
-  const int rc = MPI_Recv_c_slow(buf, count, datatype, source, tag, comm, st);
-  if (rc == MPI_SUCCESS)
-    if (mpidbg::rt::Runtime* rt = mpidbg::rt::Runtime::attached())
-      rt->wildcards().note("MPI_Recv_c", mpidbg::rt::commKey(comm), tag == MPI_ANY_TAG ? -1 : tag, st->MPI_SOURCE,
-                           st->MPI_TAG, rt->mpiCalls());
-  return rc;
+  return receiveWildcard("MPI_Recv_c", tag, comm, status, [&](MPI_Status* st) {
+    return MPI_Recv_c_slow(buf, count, datatype, source, tag, comm, st);
+  });
 }
 #endif
