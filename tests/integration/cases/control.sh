@@ -10,8 +10,12 @@ case_break_set_while_ranks_run_the_fast_path() {
   # rank already inside that call when armed cannot stop at its entry, and
   # waits inside it for the stopped one ("[1] blocked in MPI_Allreduce (call
   # 98 on MPI_COMM_WORLD)"; 'break' said "[1] already inside ..."). Either
-  # way, every rank is at the same call N.
-  run_mpidbg 120 -ex run -ex 'wait 1' -ex 'break MPI_Allreduce' -ex 'wait 20' -ex status -ex 'delete 1' \
+  # way, every rank is at the same call N. The first 'wait' returns at the
+  # first stop event, when the other rank may still be on its way to that
+  # call (in the step's MPI_Recv, its message already sent: CI's sanitizer
+  # run saw it); the second returns at its stop event, or at once when every
+  # rank is already stopped or blocked.
+  run_mpidbg 120 -ex run -ex 'wait 1' -ex 'break MPI_Allreduce' -ex 'wait 20' -ex 'wait 20' -ex status -ex 'delete 1' \
     -ex continue -ex 'wait 60' -- "$mpiexec" -n 2 "$examples/phases" 300 10
   check_rc 0 &&
   check_matches "$out" '^\[[0-9-]+\] hit breakpoint 1: MPI_Allreduce\(count=1, comm=MPI_COMM_WORLD\) call #[0-9]{2,}$' \
