@@ -25,6 +25,9 @@ inline constexpr std::string_view kThreadLevelHandler = "mpidbg/threadlevel";
 /// two threads in collectives on one communicator at once need (MPI_THREAD_
 /// MULTIPLE and distinct communicators).
 inline constexpr std::int32_t kThreadLevelDistinctComms = 4;
+/// MPI_THREAD_MULTIPLE in this numbering: a violation needing it or more had
+/// two threads inside MPI at once.
+inline constexpr std::int32_t kThreadLevelMultiple = 3;
 
 /// "MPI_THREAD_SINGLE", "MPI_THREAD_FUNNELED", "MPI_THREAD_SERIALIZED",
 /// "MPI_THREAD_MULTIPLE", "MPI_THREAD_MULTIPLE and distinct communicators"

@@ -1,5 +1,6 @@
 #include "debugger/core/Job.hpp"
 
+#include "ccs/ThreadLevelProtocol.hpp"
 #include "debugger/core/StackQuery.hpp"
 
 #include <unistd.h>
@@ -142,8 +143,9 @@ void Job::applyEvent(int rank, const ccs::proto::Event& event) {
       if (!stacks.text.empty()) line += "\n" + stacks.text;
       // The join with mpidbg check: the sites of both threads' calls. A
       // concurrent-collective finding needs two threads inside MPI at once
-      // ("... while thread N was in ..."), not only a call from another thread.
-      const bool concurrent = event.text.find(" while ") != std::string::npos;
+      // (the level the violation needs, event.code, is MULTIPLE or above),
+      // not only a call from another thread.
+      const bool concurrent = event.code >= ccs::proto::kThreadLevelMultiple;
       std::set<std::size_t> matched;
       if (findings_)
         for (const std::string& site : stacks.sites)
