@@ -224,6 +224,28 @@ Expected<RankQueues> rankQueuesFrom(const Record& r) {
     q.locks.push_back(l);
   }
 
+  n = 0;
+  if (r.has("msgs")) MPIDBG_TRY_ASSIGN(n, listLength(r, "msgs"));
+  if (n > kMaxMessageCounts)
+    return fail("key 'msgs' claims " + std::to_string(n) + " message counts (at most " +
+                std::to_string(kMaxMessageCounts) + ")");
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string h = "msg." + std::to_string(i) + ".";
+    MessageCount m;
+    MPIDBG_TRY_ASSIGN(m.comm, r.integer<std::uint64_t>(h + "comm"));
+    MPIDBG_TRY_ASSIGN(m.peer, r.integer<std::int32_t>(h + "peer"));
+    MPIDBG_TRY_ASSIGN(m.tag, r.integer<std::int32_t>(h + "tag"));
+    MPIDBG_TRY_ASSIGN(m.sent, r.integer<std::uint64_t>(h + "sent"));
+    MPIDBG_TRY_ASSIGN(m.received, r.integer<std::uint64_t>(h + "recvd"));
+    if (r.has(h + "function")) MPIDBG_TRY_ASSIGN(m.function, r.text(h + "function"));
+    q.messages.push_back(std::move(m));
+  }
+  if (r.has("msgs.partial")) {
+    int partial = 0;
+    MPIDBG_TRY_ASSIGN(partial, r.integer<int>("msgs.partial"));
+    q.messagesPartial = partial != 0;
+  }
+
   MPIDBG_TRY_ASSIGN(n, listLength(r, "comms"));
   q.comms.reserve(std::min<std::size_t>(n, 1024));
   for (std::size_t i = 0; i < n; ++i) {
@@ -301,6 +323,20 @@ std::string encode(const RankQueues& q) {
       putInt(w, h + "call", l.call);
     }
   }
+  if (!q.messages.empty()) {
+    putInt(w, "msgs", q.messages.size());
+    for (std::size_t i = 0; i < q.messages.size(); ++i) {
+      const MessageCount& m = q.messages[i];
+      const std::string h = "msg." + std::to_string(i) + ".";
+      putHex(w, h + "comm", m.comm);
+      putInt(w, h + "peer", m.peer);
+      putInt(w, h + "tag", m.tag);
+      putInt(w, h + "sent", m.sent);
+      putInt(w, h + "recvd", m.received);
+      if (!m.function.empty()) put(w, h + "function", m.function);
+    }
+  }
+  if (q.messagesPartial) putInt(w, "msgs.partial", 1);
   putInt(w, "comms", q.comms.size());
   for (std::size_t i = 0; i < q.comms.size(); ++i) appendComm(w, "comm." + std::to_string(i) + ".", q.comms[i]);
   w += kQueuesTerminator;

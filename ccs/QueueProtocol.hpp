@@ -88,6 +88,31 @@ struct WindowLock {
 /// How many locks a rank reports (the oldest ones past that are dropped).
 inline constexpr std::size_t kMaxWindowLocks = 256;
 
+/// What one rank sent to, or received from, one peer with one tag on one
+/// communicator, as its runtime counted them (runtime/MessageLedger.hpp):
+/// the hang verdict compares a sender's counts with its receiver's to name
+/// messages sent and not received ("a tag mismatch?", issue 23 item 6).
+/// Only outermost calls count (an MPI library's own calls through the MPI
+/// symbols are not the program's). Sends: blocking ones on entry,
+/// nonblocking ones when a wait or test completes them. Receives: blocking
+/// ones with a named source and tag on entry; blocking ones with
+/// MPI_ANY_SOURCE or MPI_ANY_TAG on return, by the envelope of the message
+/// they matched; MPI_Mprobe and MPI_Improbe by the message they matched;
+/// nonblocking ones with a named source and tag on completion. A receive
+/// whose sender the runtime cannot know (a nonblocking wildcard receive, a
+/// receive request freed or not recorded) counts under peer -1 with its tag
+/// (-1 for MPI_ANY_TAG): messages with that tag may have gone to it.
+struct MessageCount {
+  std::uint64_t comm = 0;      ///< communicator handle value
+  std::int32_t peer = -1;      ///< dest or source, rank in `comm`; -1: a receive whose sender is not known
+  std::int32_t tag = -1;       ///< the message's tag; -1 only with peer -1 (MPI_ANY_TAG)
+  std::uint64_t sent = 0;      ///< messages sent to `peer` with `tag`
+  std::uint64_t received = 0;  ///< messages received from `peer` with `tag`
+  std::string function;        ///< the first send's function ("MPI_Send"); empty when nothing was sent
+};
+/// Most message counts a rank keeps (runtime/MessageLedger.hpp's table).
+inline constexpr std::size_t kMaxMessageCounts = 4096;
+
 /// One communicator as this rank sees it.
 struct CommQueues {
   CommState state;                  ///< handle, size, local rank, name, per-class counts and active flags
@@ -113,6 +138,12 @@ struct RankQueues {
   std::vector<WildcardMatch> wildcards;
   /// Passive-target locks held (CCS only; empty from memory).
   std::vector<WindowLock> locks;
+  /// Messages sent and received per communicator, peer and tag (CCS only;
+  /// empty from memory and from runtimes before session 19).
+  std::vector<MessageCount> messages;
+  /// True when the rank's table was full and some messages went uncounted:
+  /// its counts are then not to be compared.
+  bool messagesPartial = false;
   /// Top stack frames, innermost first, where the source had them ("solve() at
   /// solver.c:88"); empty otherwise.
   std::vector<std::string> frames;
@@ -148,6 +179,10 @@ struct RankQueues {
 ///                                   wild.i.mtag, wild.i.call
 ///     locks=N                       optional; then per lock i: lock.i.win (hex),
 ///                                   lock.i.target, lock.i.excl (0/1), lock.i.call
+///     msgs=N                        optional; then per count i: msg.i.comm (hex),
+///                                   msg.i.peer, msg.i.tag, msg.i.sent,
+///                                   msg.i.recvd, msg.i.function (optional)
+///     msgs.partial=1                optional; messagesPartial
 ///     comms=N                       then per communicator i, with P = "comm.i.":
 ///       P + the CommState keys of kCollectivesHandler (handle, root, world,
 ///         size, rank, name, counts, active),

@@ -397,7 +397,8 @@ class CallScope {
 /// Defines the interposed MPI function NAME(PARAMS) as the fast path around
 /// PMPI_NAME(ARGS) (fastEnter with FUNCTION, ROLE, PEER, TAG), tail-calling
 /// a noinline slow path that wraps the same call in CallScope(SCOPE_ARGS).
-#define MPIDBG_P2P_WRAPPER(NAME, PARAMS, ARGS, FUNCTION, COMM, ROLE, PEER, TAG, ...)              \
+/// FIRST, a statement, runs before either path.
+#define MPIDBG_P2P_WRAPPER(NAME, PARAMS, ARGS, FIRST, FUNCTION, COMM, ROLE, PEER, TAG, ...)       \
   namespace {                                                                                     \
   [[gnu::noinline]] int NAME##_slow PARAMS {                                                      \
     mpidbg::rt::CallScope scope(__VA_ARGS__);                                                     \
@@ -405,6 +406,7 @@ class CallScope {
   }                                                                                               \
   }                                                                                               \
   MPIDBG_EXPORT int NAME PARAMS {                                                                 \
+    FIRST;                                                                                        \
     if (!mpidbg::rt::fastEnter(FUNCTION, COMM, ROLE, PEER, TAG)) [[unlikely]]                     \
       return NAME##_slow ARGS;                                                                    \
     const int rc = P##NAME ARGS;                                                                  \

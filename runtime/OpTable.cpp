@@ -168,20 +168,22 @@ void OpTable::start(OpRecord& op, std::uint64_t issued) noexcept {
   setFlags(op, op.flags.load(std::memory_order_relaxed) | MPIDBG_OP_ACTIVE);
 }
 
-void OpTable::complete(OpRecord& op, std::uint64_t request) noexcept {
+bool OpTable::complete(OpRecord& op, std::uint64_t request) noexcept {
   if (op.state.load(std::memory_order_acquire) != MPIDBG_SLOT_LIVE ||
       op.request.load(std::memory_order_relaxed) != request)
-    return;
+    return false;
   countExit(op);
   const std::uint32_t flags = op.flags.load(std::memory_order_relaxed);
   if (flags & MPIDBG_OP_PERSISTENT) {
     setFlags(op, flags & ~static_cast<std::uint32_t>(MPIDBG_OP_ACTIVE | MPIDBG_OP_WAITED));
-    return;
+    return true;
   }
   std::lock_guard lock(writers_);
-  if (op.state.load(std::memory_order_relaxed) == MPIDBG_SLOT_LIVE &&
-      op.request.load(std::memory_order_relaxed) == request)
-    removeLocked(op);
+  if (op.state.load(std::memory_order_relaxed) != MPIDBG_SLOT_LIVE ||
+      op.request.load(std::memory_order_relaxed) != request)
+    return false;
+  removeLocked(op);
+  return true;
 }
 
 void OpTable::remove(OpRecord& op, std::uint64_t request) noexcept {

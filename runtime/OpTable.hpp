@@ -122,8 +122,8 @@ class OpTable {
   /// The operation of `request` completed (a Wait/Test reported it): a
   /// collective counts its exit on its communicator; a persistent request
   /// becomes inactive; any other is removed. No-op unless `op` still holds
-  /// `request`.
-  void complete(OpRecord& op, std::uint64_t request) noexcept;
+  /// `request`; true when it was not a no-op.
+  bool complete(OpRecord& op, std::uint64_t request) noexcept;
 
   /// Forgets the operation of `request` (MPI_Request_free) without counting
   /// a completion. No-op unless `op` still holds `request`.

@@ -1,14 +1,17 @@
 // Blocking point-to-point calls and the MPI_Wait family. Each wrapper
 // publishes the call with the peer it waits on (dest for sends, source for
 // receives and probes, the source for MPI_Sendrecv*) and calls PMPI. The
-// blocking ones do nothing else (the fast path); the MPI_Wait family also
-// publishes its request array and marks and completes the recorded
-// operations (RequestTracking.hpp). Calls that take a matching decision go
-// through record/replay first when it is on (Record.hpp).
+// blocking ones also count the message in the rank's MessageLedger (a send
+// or a receive naming its source and tag on entry, a wildcard receive by the
+// message it matched) and do nothing else (the fast path); the MPI_Wait
+// family also publishes its request array and marks and completes the
+// recorded operations (RequestTracking.hpp). Calls that take a matching
+// decision go through record/replay first when it is on (Record.hpp).
 #include <mpi.h>
 
 #include <climits>
 
+#include "MessageLedger.hpp"
 #include "Record.hpp"
 #include "RequestTracking.hpp"
 
@@ -18,11 +21,46 @@ using mpidbg::rt::PeerRole;
 using mpidbg::rt::WaitedOps;
 using mpidbg::rt::WaitScope;
 
+namespace {
+
+/// Counts a message `function` sends when the call is the outermost one
+/// (an MPI library's own calls through the MPI symbols are not counted).
+[[gnu::always_inline]] inline void countSent(MPI_Comm comm, int dest, int tag, MpiFunction function) noexcept {
+  if (mpidbg::rt::tCalls.depth == 0) mpidbg::rt::gMessages.sent(mpidbg::rt::commKey(comm), dest, tag, function);
+}
+
+/// Counts a receive naming its `source` and `tag` on entry (outermost calls).
+[[gnu::always_inline]] inline void countReceived(MPI_Comm comm, int source, int tag) noexcept {
+  if (mpidbg::rt::tCalls.depth == 0) mpidbg::rt::gMessages.received(mpidbg::rt::commKey(comm), source, tag);
+}
+
+/// Counts the message `status` says a receive or matched probe took, when
+/// that call was the outermost (`outermost`, known before its scope began).
+void countMatched(bool outermost, MPI_Comm comm, const MPI_Status& status) noexcept {
+  if (outermost) mpidbg::rt::gMessages.received(mpidbg::rt::commKey(comm), status.MPI_SOURCE, status.MPI_TAG);
+}
+
+/// A receive that names no single envelope (MPI_ANY_SOURCE, MPI_ANY_TAG or
+/// MPI_PROC_NULL): `receive(status)` with a status of ours when the program
+/// ignores it, then the message it matched counted (countMatched).
+template <typename Receive>
+int receiveCounted(MPI_Comm comm, MPI_Status* status, Receive receive) {
+  const bool outermost = mpidbg::rt::tCalls.depth == 0;
+  MPI_Status local;
+  MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
+  const int rc = receive(st);
+  if (rc == MPI_SUCCESS) countMatched(outermost, comm, *st);
+  return rc;
+}
+
+}  // namespace
+
 // Sends and receives: the fast path (CallScope.hpp fastEnter), with the
 // ordinary CallScope as the slow path.
 #define MPIDBG_SEND_WRAPPER(NAME, FUNCTION)                                                            \
   MPIDBG_P2P_WRAPPER(NAME, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm), \
-                     (buf, count, datatype, dest, tag, comm), FUNCTION, comm, PeerRole::Dest, dest, tag,   \
+                     (buf, count, datatype, dest, tag, comm), countSent(comm, dest, tag, FUNCTION), FUNCTION, comm, \
+                     PeerRole::Dest, dest, tag,                                                                 \
                      FUNCTION, comm, PeerRole::Dest, dest, true, tag, count)
 
 MPIDBG_SEND_WRAPPER(MPI_Send, MpiFunction::Send)
@@ -48,16 +86,17 @@ namespace {
   return rc;
 }
 
-/// A receive `function` with MPI_ANY_SOURCE on `comm` for `tag`:
-/// `receive(status)`, then which sender it matched, into the rank's
-/// WildcardLog (the hang verdict's "an earlier wildcard took this sender's
-/// message").
+/// A receive `function` on `comm` from `source` for `tag` naming no single
+/// envelope (MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_PROC_NULL): `receive(status)`
+/// counted by receiveCounted, then, for MPI_ANY_SOURCE, which sender it
+/// matched, into the rank's WildcardLog (the hang verdict's "an earlier
+/// wildcard took this sender's message").
 template <typename Receive>
-int receiveWildcard(const char* function, int tag, MPI_Comm comm, MPI_Status* status, Receive receive) {
+int receiveWildcard(const char* function, int source, int tag, MPI_Comm comm, MPI_Status* status, Receive receive) {
   MPI_Status local;
   MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
-  const int rc = receive(st);
-  if (rc == MPI_SUCCESS)
+  const int rc = receiveCounted(comm, st, receive);
+  if (rc == MPI_SUCCESS && source == MPI_ANY_SOURCE)
     if (mpidbg::rt::Runtime* rt = mpidbg::rt::Runtime::attached())
       rt->wildcards().note(function, mpidbg::rt::commKey(comm), tag == MPI_ANY_TAG ? -1 : tag, st->MPI_SOURCE,
                            st->MPI_TAG, rt->mpiCalls());
@@ -66,7 +105,9 @@ int receiveWildcard(const char* function, int tag, MPI_Comm comm, MPI_Status* st
 
 [[gnu::noinline]] int recvWildcard(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                                    MPI_Status* status) {
-  return receiveWildcard("MPI_Recv", tag, comm, status, [&](MPI_Status* st) {
+  return receiveWildcard("MPI_Recv", source, tag, comm, status, [&](MPI_Status* st) {
+    if (mpidbg::rt::decisionsOn())
+      return mpidbg::rt::decided::recv(buf, count, datatype, source, tag, comm, st, MPI_Recv_slow);
     return recvPlain(buf, count, datatype, source, tag, comm, st);
   });
 }
@@ -145,29 +186,42 @@ int MPI_Waitsome_slow(int incount, MPI_Request array_of_requests[], int* outcoun
 
 MPIDBG_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                            MPI_Status* status) {
+  if ((source | tag) < 0) [[unlikely]]
+    return recvWildcard(buf, count, datatype, source, tag, comm, status);
+  countReceived(comm, source, tag);
   if (mpidbg::rt::decisionsOn())
     return mpidbg::rt::decided::recv(buf, count, datatype, source, tag, comm, status, MPI_Recv_slow);
-  if (source == MPI_ANY_SOURCE) [[unlikely]]
-    return recvWildcard(buf, count, datatype, source, tag, comm, status);
   return recvPlain(buf, count, datatype, source, tag, comm, status);
 }
 
 MPIDBG_EXPORT int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                                void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                                MPI_Comm comm, MPI_Status* status) {
-  if (mpidbg::rt::decisionsOn())
-    return mpidbg::rt::decided::sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
-                                         source, recvtag, comm, status, MPI_Sendrecv_slow);
-  return MPI_Sendrecv_slow(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
-                       comm, status);
+  countSent(comm, dest, sendtag, MpiFunction::Sendrecv);
+  auto call = [&](MPI_Status* st) {
+    if (mpidbg::rt::decisionsOn())
+      return mpidbg::rt::decided::sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                                           source, recvtag, comm, st, MPI_Sendrecv_slow);
+    return MPI_Sendrecv_slow(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                             recvtag, comm, st);
+  };
+  if ((source | recvtag) < 0) return receiveCounted(comm, status, call);
+  countReceived(comm, source, recvtag);
+  return call(status);
 }
 
 MPIDBG_EXPORT int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                                        int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
-  if (mpidbg::rt::decisionsOn())
-    return mpidbg::rt::decided::sendrecvReplace(buf, count, datatype, dest, sendtag, source, recvtag, comm, status,
-                                                MPI_Sendrecv_replace_slow);
-  return MPI_Sendrecv_replace_slow(buf, count, datatype, dest, sendtag, source, recvtag, comm, status);
+  countSent(comm, dest, sendtag, MpiFunction::SendrecvReplace);
+  auto call = [&](MPI_Status* st) {
+    if (mpidbg::rt::decisionsOn())
+      return mpidbg::rt::decided::sendrecvReplace(buf, count, datatype, dest, sendtag, source, recvtag, comm, st,
+                                                  MPI_Sendrecv_replace_slow);
+    return MPI_Sendrecv_replace_slow(buf, count, datatype, dest, sendtag, source, recvtag, comm, st);
+  };
+  if ((source | recvtag) < 0) return receiveCounted(comm, status, call);
+  countReceived(comm, source, recvtag);
+  return call(status);
 }
 
 MPIDBG_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
@@ -193,16 +247,23 @@ MPIDBG_EXPORT int MPI_Iprobe(int source, int tag, MPI_Comm comm, int* flag, MPI_
 // MPI_Improbe is polled like MPI_Iprobe; MPI_Mrecv and MPI_Imrecv receive a
 // message already matched, from no peer a wait could name. Their matching
 // decisions are not recorded (record/replay: docs/commands.md).
+// A matched probe takes its message out of matching: the ledger counts it
+// received there (MPI_Mrecv names no envelope).
 MPIDBG_EXPORT int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message* message, MPI_Status* status) {
-  CallScope scope(MpiFunction::Mprobe, comm, PeerRole::Source, source, true, tag);
-  return PMPI_Mprobe(source, tag, comm, message, status);
+  return receiveCounted(comm, status, [&](MPI_Status* st) {
+    CallScope scope(MpiFunction::Mprobe, comm, PeerRole::Source, source, true, tag);
+    return PMPI_Mprobe(source, tag, comm, message, st);
+  });
 }
 
 MPIDBG_EXPORT int MPI_Improbe(int source, int tag, MPI_Comm comm, int* flag, MPI_Message* message,
                               MPI_Status* status) {
   CallScope scope(MpiFunction::Improbe, comm, PeerRole::Source, source, true, tag);
   const std::int64_t entry = mpidbg::rt::callClockNow();
-  const int rc = PMPI_Improbe(source, tag, comm, flag, message, status);
+  MPI_Status local;
+  MPI_Status* st = status == MPI_STATUS_IGNORE ? &local : status;
+  const int rc = PMPI_Improbe(source, tag, comm, flag, message, st);
+  if (rc == MPI_SUCCESS && flag && *flag) countMatched(scope.outermost(), comm, *st);
   mpidbg::rt::noteProbePoll(scope.outermost() ? scope.runtime() : nullptr, MpiFunction::Improbe, source, tag, comm,
                             entry, rc != MPI_SUCCESS || !flag || *flag);
   return rc;
@@ -263,6 +324,7 @@ int MPI_Recv_c_slow(void* buf, MPI_Count count, MPI_Datatype datatype, int sourc
 #define MPIDBG_SEND_C_WRAPPER(NAME, FUNCTION)                                                                    \
   MPIDBG_EXPORT int NAME(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,           \
                          MPI_Comm comm) {                                                                        \
+    countSent(comm, dest, tag, FUNCTION);                                                                        \
     CallScope scope(FUNCTION, comm, PeerRole::Dest, dest, true, tag, conditionCount(count));                     \
     return P##NAME(buf, count, datatype, dest, tag, comm);                                                       \
   }
@@ -274,11 +336,13 @@ MPIDBG_SEND_C_WRAPPER(MPI_Rsend_c, MpiFunction::RsendC)
 
 MPIDBG_EXPORT int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                              MPI_Status* status) {
-  if (mpidbg::rt::decisionsOn())
-    return mpidbg::rt::decided::recvC(buf, count, datatype, source, tag, comm, status, MPI_Recv_c_slow);
-  if (source != MPI_ANY_SOURCE) return MPI_Recv_c_slow(buf, count, datatype, source, tag, comm, status);
-  return receiveWildcard("MPI_Recv_c", tag, comm, status, [&](MPI_Status* st) {
+  auto call = [&](MPI_Status* st) {
+    if (mpidbg::rt::decisionsOn())
+      return mpidbg::rt::decided::recvC(buf, count, datatype, source, tag, comm, st, MPI_Recv_c_slow);
     return MPI_Recv_c_slow(buf, count, datatype, source, tag, comm, st);
-  });
+  };
+  if ((source | tag) < 0) return receiveWildcard("MPI_Recv_c", source, tag, comm, status, call);
+  countReceived(comm, source, tag);
+  return call(status);
 }
 #endif

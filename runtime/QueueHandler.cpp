@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "ControlHandlers.hpp"
+#include "MessageLedger.hpp"
 #include "Handlers.hpp"
 #include "RequestTracking.hpp"
 #include "Runtime.hpp"
@@ -122,6 +123,7 @@ proto::RankQueues queuesOf(Runtime& rt) {
   q.history = rt.history().snapshot();
   q.wildcards = rt.wildcards().snapshot();
   q.locks = rt.windowLocks().snapshot();
+  q.messages = gMessages.snapshot(&q.messagesPartial);
   return q;
 }
 

@@ -5,6 +5,8 @@
 #include <atomic>
 #include <vector>
 
+#include "MessageLedger.hpp"
+
 namespace mpidbg::rt {
 
 namespace {
@@ -109,7 +111,9 @@ void recordPointToPoint(Runtime& rt, const PointToPoint& p, MPI_Request request)
   // Registers a communicator made by a call the runtime does not interpose,
   // so the operation's communicator shows up in the queues.
   cachedComm(rt.comms(), p.comm);
-  rt.ops().insert(op);
+  // A receive not recorded will complete unseen: whatever it takes, the
+  // ledger must not claim it was never received.
+  if (!rt.ops().insert(op) && p.kind == MPIDBG_OP_RECV && op.peer != -2) gMessages.unattributed(op.comm, op.tag);
 }
 
 void recordCollective(Runtime& rt, MpiFunction function, ccs::proto::CollClass collClass,
@@ -138,6 +142,32 @@ void recordCollective(Runtime& rt, MpiFunction function, ccs::proto::CollClass c
   if (request == MPI_REQUEST_NULL || !rt.ops().insert(op))
     issued.comm->exits[c].fetch_add(1, std::memory_order_release);
 }
+
+namespace {
+
+/// Completes `op` of `request` in `ops` and counts its message in the
+/// rank's MessageLedger: a send to its peer, a receive from a named source
+/// with a named tag; a receive whose sender the status alone would tell
+/// (a wildcard) is unattributed. Only an operation still active counts (a
+/// persistent request waited on while inactive completes at once, with no
+/// message).
+void settle(OpTable& ops, OpRecord& op, std::uint64_t request) noexcept {
+  const std::uint32_t kind = op.kind.load(std::memory_order_relaxed);
+  const std::uint32_t flags = op.flags.load(std::memory_order_relaxed);
+  const std::uint64_t comm = op.comm.load(std::memory_order_relaxed);
+  const std::int32_t peer = op.peer.load(std::memory_order_relaxed);
+  const std::int32_t tag = op.tag.load(std::memory_order_relaxed);
+  const auto function = static_cast<MpiFunction>(op.function.load(std::memory_order_relaxed));
+  if (!ops.complete(op, request) || !(flags & MPIDBG_OP_ACTIVE)) return;
+  if (kind == MPIDBG_OP_SEND) {
+    gMessages.sent(comm, peer, tag, function);
+  } else if (kind == MPIDBG_OP_RECV && peer != -2) {
+    if (peer >= 0 && tag >= 0) gMessages.received(comm, peer, tag);
+    else gMessages.unattributed(comm, tag);
+  }
+}
+
+}  // namespace
 
 WaitedOps::WaitedOps(Runtime* rt, MPI_Request* requests, int count) noexcept : rt_(rt), requests_(requests) {
   if (!rt_ || !requests_ || count <= 0) {
@@ -173,7 +203,7 @@ void WaitedOps::completed(int index) noexcept {
   if (!rt_ || index < 0 || index >= count_) return;
   Entry& e = entries_[index];
   if (!e.op || e.done) return;
-  rt_->ops().complete(*e.op, e.handle);
+  settle(rt_->ops(), *e.op, e.handle);
   e.done = true;
 }
 
@@ -187,7 +217,7 @@ WaitedOps::~WaitedOps() {
     Entry& e = entries_[i];
     if (!e.op || e.done) continue;
     if (requests_[i] == MPI_REQUEST_NULL) {
-      rt_->ops().complete(*e.op, e.handle);  // freed by MPI: it completed
+      settle(rt_->ops(), *e.op, e.handle);  // freed by MPI: it completed
     } else if (e.op->request.load(std::memory_order_relaxed) == e.handle) {
       OpTable::setWaited(*e.op, false);
     }

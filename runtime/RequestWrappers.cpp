@@ -7,6 +7,7 @@
 // reports it complete. The MPI_Wait family is in P2pWrappers.cpp.
 #include <mpi.h>
 
+#include "MessageLedger.hpp"
 #include "Record.hpp"
 #include "RequestTracking.hpp"
 
@@ -146,8 +147,15 @@ MPIDBG_EXPORT int MPI_Request_free(MPI_Request* request) {
   if (scope.outermost() && rc == MPI_SUCCESS && freed != MPI_REQUEST_NULL && !rt->ops().empty()) {
     const std::uint64_t key = mpidbg::rt::handleKey(freed);
     if (mpidbg::rt::OpRecord* op = rt->ops().find(key)) {
-      // A freed collective still completes, unseen: count its exit now.
-      if (op->kind.load(std::memory_order_relaxed) == MPIDBG_OP_COLLECTIVE) rt->ops().complete(*op, key);
+      // A freed collective still completes, unseen: count its exit now. So
+      // may an active receive: the ledger must not claim what it takes was
+      // never received.
+      const std::uint32_t kind = op->kind.load(std::memory_order_relaxed);
+      if (kind == MPIDBG_OP_COLLECTIVE) rt->ops().complete(*op, key);
+      if (kind == MPIDBG_OP_RECV && (op->flags.load(std::memory_order_relaxed) & MPIDBG_OP_ACTIVE) &&
+          op->peer.load(std::memory_order_relaxed) != -2)
+        mpidbg::rt::gMessages.unattributed(op->comm.load(std::memory_order_relaxed),
+                                           op->tag.load(std::memory_order_relaxed));
       rt->ops().remove(*op, key);
     }
   }

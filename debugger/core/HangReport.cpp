@@ -86,6 +86,54 @@ std::string signature(const proto::CollRecord& r) {
   return r.root >= 0 ? r.function + "(root=" + std::to_string(r.root) + ")" : r.function;
 }
 
+/// Messages one rank sent another with one tag and the other has not
+/// received (RankQueues::messages).
+struct Unreceived {
+  std::int32_t tag = 0;
+  std::uint64_t count = 0;
+  std::string function;  ///< the first send's ("MPI_Send"), or "a send"
+};
+
+/// What `sender` sent on its communicator `sc` to `receiver` (its
+/// communicator `rc`, the same by identity) that `receiver` has not
+/// received, per tag, by their message counts. Blocking sends count on
+/// entry: the one `sender` is inside is not counted as sent. Left out: every
+/// tag when either rank's counts are partial or the sender is inside an
+/// MPI_Sendrecv*; a tag the receiver may have
+/// received unseen (a receive with an unknown sender for that tag or any
+/// tag); with `leaveOutPending`, a tag a pending receive of the receiver
+/// would take.
+std::vector<Unreceived> notReceived(const proto::RankQueues& receiver, const proto::CommQueues& rc,
+                                    const proto::RankQueues& sender, const proto::CommQueues& sc,
+                                    bool leaveOutPending) {
+  std::vector<Unreceived> out;
+  if (receiver.messagesPartial || sender.messagesPartial || rc.state.localRank < 0 || sc.state.localRank < 0)
+    return out;
+  // The send half of an MPI_Sendrecv in progress is counted, but its tag is not known.
+  if (sender.call && sender.call->function.starts_with("MPI_Sendrecv")) return out;
+  const int to = rc.state.localRank, from = sc.state.localRank;
+  for (const proto::MessageCount& m : sender.messages) {
+    if (m.comm != sc.state.handle || m.peer != to || m.sent == 0) continue;
+    std::uint64_t left = m.sent;
+    const auto& call = sender.call;
+    if (call && call->peerRole == "dest" && call->comm == m.comm && call->peer == to && call->hasTag &&
+        call->tag == m.tag && left > 0)
+      --left;  // the blocking send it is inside
+    bool unseen = false;
+    for (const proto::MessageCount& r : receiver.messages) {
+      if (r.comm != rc.state.handle) continue;
+      if (r.peer == -1 && (r.tag == m.tag || r.tag == -1) && r.received > 0) unseen = true;
+      if (r.peer == from && r.tag == m.tag) left -= std::min(left, r.received);
+    }
+    if (leaveOutPending)
+      for (const auto& op : rc.recvs)
+        if (!op.blocking && op.active && (op.peer == from || op.peer == -1) && (op.tag == m.tag || op.tag == -1))
+          unseen = true;
+    if (!unseen && left > 0) out.push_back({m.tag, left, m.function.empty() ? "a send" : m.function});
+  }
+  return out;
+}
+
 class Analyzer {
  public:
   explicit Analyzer(const HangInput& in) : in_(in) {}
@@ -100,6 +148,7 @@ class Analyzer {
     findCycles();
     findCulprits();
     findWildcardDeadEnds();
+    findUnreceived();
     findHeldWaiters();
     joinFindings();
     suggest();
@@ -602,6 +651,69 @@ class Analyzer {
     }
   }
 
+  /// One receive a blocked rank waits in: on its communicator `comm`
+  /// (handle value), from `source` (rank in it; -1 any) with `tag` (-1 any).
+  struct WaitedReceive {
+    std::uint64_t comm = 0;
+    int source = -1;
+    int tag = -1;
+    std::string why;
+  };
+
+  /// The receives `q` waits in: its blocking receive or probe, or the
+  /// receive requests of the MPI_Wait*/Test* it is inside.
+  static std::vector<WaitedReceive> waitedReceives(const proto::RankQueues& q) {
+    std::vector<WaitedReceive> out;
+    const proto::MpiCall& call = *q.call;
+    if (call.peerRole == "source") {
+      out.push_back({call.comm, call.peer, call.hasTag ? call.tag : -1, describeCall(call)});
+    } else if (call.function.starts_with("MPI_Wait") || call.function.starts_with("MPI_Test")) {
+      const std::set<std::uint64_t> named(q.waitingOn.begin(), q.waitingOn.end());
+      for (const auto& c : q.comms)
+        for (const auto& op : c.recvs)
+          if (!op.blocking && op.active && (op.waited || named.count(op.request)))
+            out.push_back({c.state.handle, op.peer, op.tag, call.function + ": " + describeOp(op)});
+    }
+    return out;
+  }
+
+  /// Issue 23 item 6: for each receive a blocked rank waits in with a named
+  /// tag, the messages its possible senders sent it with another tag that
+  /// it has not received (HangVerdict::unreceived). Blocking sends count on
+  /// entry, so a sender still inside one does not count it as sent.
+  void findUnreceived() {
+    for (const auto& [rank, node] : nodes_) {
+      if (node.kind != Kind::Blocked || !node.q || !node.q->call || node.q->messagesPartial) continue;
+      const proto::RankQueues& q = *node.q;
+      for (const WaitedReceive& w : waitedReceives(q)) {
+        const proto::CommQueues* comm = commOf(q, w.comm);
+        // MPI_ANY_TAG would take any message; MPI_PROC_NULL waits for none.
+        if (w.tag < 0 || w.source < -1 || !comm || comm->state.localRank < 0) continue;
+        const proto::CommIdentity id = proto::identityOf(comm->state);
+        std::vector<int> senders;
+        if (w.source >= 0) senders.push_back(worldOf(*comm, w.source, in_.worldSize));
+        else senders = membersOf(*comm, in_.worldSize);
+        for (int sender : senders) {
+          const auto it = nodes_.find(sender);
+          if (sender == rank || it == nodes_.end() || !it->second.q) continue;
+          const proto::RankQueues& x = *it->second.q;
+          if (!x.error.empty()) continue;
+          const proto::CommQueues* theirs = commById(x, id);
+          if (!theirs || theirs->state.localRank < 0) continue;
+          for (const Unreceived& u : notReceived(q, *comm, x, *theirs, true)) {
+            if (u.tag == w.tag) continue;
+            v_.unreceived.push_back(
+                "rank " + std::to_string(sender) + "'s " + u.function + "(dest=" +
+                std::to_string(comm->state.localRank) + ", tag=" + std::to_string(u.tag) +
+                ", comm=" + commName(theirs, theirs->state.handle) + ") sent " + std::to_string(u.count) +
+                (u.count == 1 ? " message" : " messages") + " that rank " + std::to_string(rank) +
+                " has not received; rank " + std::to_string(rank) + " waits in " + w.why + ": a tag mismatch?");
+          }
+        }
+      }
+    }
+  }
+
   /// For each held rank, the blocked ranks with a path to it in the wait-for
   /// graph (through blocked ranks only); onlyHeld when they are all the
   /// blocked ranks and nothing else is wrong.
@@ -872,6 +984,7 @@ std::string renderHang(const HangVerdict& v) {
     }
   }
   for (const auto& d : v.deadEnds) out += "Dead end: " + d + ".\n";
+  for (const auto& u : v.unreceived) out += "Not received: " + u + "\n";
   for (const auto& g : groupByText(v.unfollowed)) {
     const bool one = g.ranks.size() == 1;
     const char* what = g.text.starts_with("MPI_Win_")
@@ -916,6 +1029,7 @@ nlohmann::json hangToJson(const HangVerdict& v) {
     j["edges"].push_back({{"from", e.from}, {"to", e.to}, {"why", e.why}, {"any_source", e.anySource}});
   j["cycles"] = v.cycles;
   j["dead_ends"] = v.deadEnds;
+  j["unreceived"] = v.unreceived;
   j["culprits"] = nlohmann::json::array();
   for (const auto& [rank, doing] : v.culprits) j["culprits"].push_back({{"rank", rank}, {"doing", doing}});
   j["suggested"] = v.suggested.toVector();
@@ -959,6 +1073,17 @@ std::string renderQueues(const std::vector<proto::RankQueues>& ranks, const std:
       for (const auto& op : c.recvs) body += "  receive " + describeOp(op) + "\n";
       for (const auto& op : c.collectives) body += "  collective " + describeOp(op) + "\n";
       for (const auto& op : c.unexpected) body += "  unexpected " + describeOp(op) + "\n";
+      // Sent to it and not received, by the ranks' message counts: arrived
+      // unexpected or still on the way.
+      const proto::CommIdentity id = proto::identityOf(c.state);
+      for (const auto& x : ranks) {
+        const proto::CommQueues* xc = x.worldRank == q.worldRank || !x.error.empty() ? nullptr : commById(x, id);
+        if (!xc) continue;
+        for (const Unreceived& u : notReceived(q, c, x, *xc, false))
+          body += "  not received: " + std::to_string(u.count) + (u.count == 1 ? " message" : " messages") +
+                  " from source=" + std::to_string(xc->state.localRank) + " with tag=" + std::to_string(u.tag) +
+                  " (" + u.function + ")\n";
+      }
       if (body.empty()) continue;
       text += c.state.name + " (size " + std::to_string(c.state.size) + ", rank " +
               std::to_string(c.state.localRank) + "):\n" + body;

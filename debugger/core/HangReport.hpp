@@ -83,6 +83,15 @@ struct HangVerdict {
   /// finished with MPI or ended: "rank 0 waits in MPI_Recv(source=2, ...) for
   /// rank 2, which is in MPI_Finalize: no matching operation will come".
   std::vector<std::string> deadEnds;
+  /// Messages sent and not received, next to the receive that waits for
+  /// something else (issue 23 item 6), from the ranks' message counts
+  /// (RankQueues::messages): "rank 0's MPI_Send(dest=1, tag=0,
+  /// comm=MPI_COMM_WORLD) sent 1 message that rank 1 has not received; rank
+  /// 1 waits in MPI_Recv(source=0, tag=1, comm=MPI_COMM_WORLD): a tag
+  /// mismatch?". Said only when both ranks' counts are complete, the
+  /// receiver has no pending receive that could take the message, and no
+  /// receive of the receiver with an unknown sender could have taken it.
+  std::vector<std::string> unreceived;
   /// Blocked ranks in a call whose wait the verdict has no rule for (today
   /// the one-sided passive target and PSCW calls: MPI_Win_lock, _unlock,
   /// _flush, _start, _complete, _post, _wait ...), by world rank: the call
@@ -137,7 +146,7 @@ std::string renderHang(const HangVerdict& verdict);
 /// "mismatches":[..], "edges":[{"from":0,"to":2,"why":..,"any_source":false}],
 /// "cycles":[[0,2]], "culprits":[{"rank":7,"doing":..}], "suggested":[0,2],
 /// "no_hang":false, "held":[{"rank":1,"how":"frozen (--now) in application code",
-/// "waiters":[0,2,3]}], "only_held":false, "sources":[{"ranks":"[0-3]","rank_list":[0,1,2,3],"source":"ccs"}],
+/// "waiters":[0,2,3]}], "unreceived":["rank 0's MPI_Send(dest=1, ...) sent 1 message ..."], "only_held":false, "sources":[{"ranks":"[0-3]","rank_list":[0,1,2,3],"source":"ccs"}],
 /// "call_sites":[{"ranks":"[0-1,3]","rank_list":[0,1,3],"site":"deadlock.c:25 in main"}]};
 /// states carry "rank_list" beside "ranks" too. Documented in docs/commands.md
 /// ("hang") and docs/json-schema.md ("hang").

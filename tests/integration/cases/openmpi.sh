@@ -53,6 +53,17 @@ case_openmpi_fence_skipped_is_one_window() {
   check_not_contains "$out" "different communicators" "hang"
 }
 
+case_openmpi_message_sent_with_another_tag_is_named_not_received() {
+  openmpi_ready || return 0
+  # The message counts are per communicator handle, an address in each
+  # Open MPI rank: sender and receiver are joined by the communicator's uid.
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex hang -ex kill -- "${ompi_run[@]}" -n 4 "$ompi_examples/tag_mismatch"
+  check_rc 0 &&
+  check_contains "$out" "Not received: rank 0's MPI_Send(dest=1, tag=0, comm=MPI_COMM_WORLD) sent 1 message that rank 1 has not received; rank 1 waits in MPI_Recv(source=MPI_ANY_SOURCE, tag=1, comm=MPI_COMM_WORLD): a tag mismatch?" "hang" &&
+  check_contains "$out" "Not received: rank 2's MPI_Isend(dest=1, tag=7, comm=MPI_COMM_WORLD) sent 1 message" "hang" &&
+  check_not_contains "$out" "Not received: rank 3" "hang"
+}
+
 case_openmpi_runtime_named_explicitly_wins() {
   openmpi_ready || return 0
   # --runtime names the MPICH runtime for an Open MPI job: mpidbg does not

@@ -68,6 +68,21 @@ case_verdict_wildcard_receive_with_every_sender_finalized_is_a_dead_end() {
   check_not_contains "$out" "No cycle found" "hang"
 }
 
+case_verdict_message_sent_with_another_tag_is_named_not_received() {
+  # tag_mismatch (issue 23 item 6): ranks 0 and 2 sent rank 1 messages with
+  # tags 0 and 7 (MPI_Send; MPI_Isend and MPI_Wait) that it never receives,
+  # rank 3's was received; rank 1 waits for tag 1 from any source.
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex hang -ex queues -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/tag_mismatch"
+  check_rc 0 &&
+  check_contains "$out" "Dead end: rank 1 waits in MPI_Recv(source=MPI_ANY_SOURCE, tag=1, comm=MPI_COMM_WORLD), but every rank that could send it is done with MPI: ranks [0,2-3] in MPI_Finalize (a bystander): no message will come." "hang" &&
+  check_contains "$out" "Not received: rank 0's MPI_Send(dest=1, tag=0, comm=MPI_COMM_WORLD) sent 1 message that rank 1 has not received; rank 1 waits in MPI_Recv(source=MPI_ANY_SOURCE, tag=1, comm=MPI_COMM_WORLD): a tag mismatch?" "hang" &&
+  check_contains "$out" "Not received: rank 2's MPI_Isend(dest=1, tag=7, comm=MPI_COMM_WORLD) sent 1 message that rank 1 has not received; rank 1 waits in MPI_Recv(source=MPI_ANY_SOURCE, tag=1, comm=MPI_COMM_WORLD): a tag mismatch?" "hang" &&
+  check_not_contains "$out" "Not received: rank 3" "hang (rank 3's message was received)" &&
+  check_contains "$out" "    not received: 1 message from source=0 with tag=0 (MPI_Send)
+    not received: 1 message from source=2 with tag=7 (MPI_Isend)" "queues" &&
+  check_not_contains "$out" "from source=3" "queues"
+}
+
 case_verdict_polled_receive_nobody_sends_is_a_cycle() {
   # poll_nobody: rank 0 tests an MPI_Irecv from rank 1 every millisecond,
   # sleeping between tests; the others wait in MPI_Barrier for rank 0.

@@ -74,6 +74,9 @@ RankQueues fullQueues() {
   q.history = {{0x84000000ull, 1, "MPI_Bcast", 0, 16}, {0x84000001ull, 2, kQueueNasty, -1, -1}};
   q.wildcards = {{0x44000000ull, "MPI_Recv", -1, 3, 7, 12}, {0x84000001ull, kQueueNasty, 5, 0, 5, 40}};
   q.locks = {{0xa0000000ull, 2, true, 17}, {0xa0000001ull, -1, false, 30}};
+  q.messages = {{0x44000000ull, 1, 0, 3, 0, "MPI_Send"}, {0x84000001ull, -1, 7, 0, 2, ""},
+                {0x84000001ull, 2, 0x7fffffff, 0, 5, kQueueNasty}};
+  q.messagesPartial = true;
   q.frames = {"solve() at solver.c:88", kQueueNasty, ""};
   q.source = "mqs:/opt/lib/libmpidbg-mqs.so";
   q.error = kQueueNasty;
@@ -158,6 +161,16 @@ void checkSame(const RankQueues& a, const RankQueues& b) {
     CHECK(a.locks[i].exclusive == b.locks[i].exclusive);
     CHECK(a.locks[i].call == b.locks[i].call);
   }
+  REQUIRE(a.messages.size() == b.messages.size());
+  for (std::size_t i = 0; i < a.messages.size(); ++i) {
+    CHECK(a.messages[i].comm == b.messages[i].comm);
+    CHECK(a.messages[i].peer == b.messages[i].peer);
+    CHECK(a.messages[i].tag == b.messages[i].tag);
+    CHECK(a.messages[i].sent == b.messages[i].sent);
+    CHECK(a.messages[i].received == b.messages[i].received);
+    CHECK(a.messages[i].function == b.messages[i].function);
+  }
+  CHECK(a.messagesPartial == b.messagesPartial);
   REQUIRE(a.history.size() == b.history.size());
   for (std::size_t i = 0; i < a.history.size(); ++i) {
     CHECK(a.history[i].comm == b.history[i].comm);
@@ -350,6 +363,12 @@ TEST_CASE("hostile rank queues text gives errors", "[ccs][proto][queues]") {
       {"text after the terminator", good + "world=2\n", "after the '==' line"},
       {"too many wildcard matches", replaced("comms=1\n", "wild=17\ncomms=1\n"), "'wild' claims 17"},
       {"a wildcard match cut short", replaced("comms=1\n", "wild=1\nwild.0.comm=0x1\ncomms=1\n"), "'wild.0.function'"},
+      {"too many message counts", replaced("comms=1\n", "msgs=4097\ncomms=1\n"), "'msgs' claims 4097"},
+      {"a message count cut short", replaced("comms=1\n", "msgs=1\nmsg.0.comm=0x1\nmsg.0.peer=0\ncomms=1\n"),
+       "'msg.0.tag'"},
+      {"a negative message count", replaced("comms=1\n", "msgs=1\nmsg.0.comm=0x1\nmsg.0.peer=0\nmsg.0.tag=0\n"
+                                                          "msg.0.sent=-1\nmsg.0.recvd=0\ncomms=1\n"),
+       "'msg.0.sent'"},
   };
   for (const Row& row : rows) {
     SECTION(row.what) {

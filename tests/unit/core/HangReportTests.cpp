@@ -888,3 +888,110 @@ TEST_CASE("hang: a rank waiting for a lock waits for the rank holding it exclusi
     }
   }
 }
+
+namespace {
+
+/// Rank 0 of two sent rank 1 `sent` messages with tag 0 by MPI_Send and went
+/// to MPI_Finalize; rank 1 waits in MPI_Recv(source=0, tag=1) and has
+/// received `received` messages from rank 0 with tag 0.
+HangInput tagMismatchInput(std::uint64_t sent, std::uint64_t received) {
+  HangInput in;
+  in.worldSize = 2;
+  proto::RankQueues sender = rank(0, 2, 0, finalizeCall());
+  sender.phase = proto::MpiPhase::Finalizing;
+  sender.messages.push_back({kWorld, 1, 0, sent, 0, "MPI_Send"});
+  proto::RankQueues receiver = rank(1, 2, 0, p2p("MPI_Recv", "source", 0, 1));
+  if (received > 0) receiver.messages.push_back({kWorld, 0, 0, 0, received, ""});
+  in.ranks.push_back(sender);
+  in.ranks.push_back(receiver);
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("hang: a message sent with another tag and never received is named beside the receive", "[hang][unreceived]") {
+  SECTION("sent and not received: named, with how many") {
+    const HangVerdict v = analyzeHang(tagMismatchInput(2, 0));
+    REQUIRE(v.unreceived.size() == 1);
+    CHECK(v.unreceived[0] ==
+          "rank 0's MPI_Send(dest=1, tag=0, comm=MPI_COMM_WORLD) sent 2 messages that rank 1 has not received; "
+          "rank 1 waits in MPI_Recv(source=0, tag=1, comm=MPI_COMM_WORLD): a tag mismatch?");
+    CHECK(v.deadEnds.size() == 1);  // the wait itself is still the dead end it was
+    const std::string text = renderHang(v);
+    CHECK(text.find("Not received: rank 0's MPI_Send(dest=1, tag=0, comm=MPI_COMM_WORLD) sent 2 messages") !=
+          std::string::npos);
+    CHECK(hangToJson(v)["unreceived"].size() == 1);
+  }
+  SECTION("only the messages not yet received count") {
+    const HangVerdict v = analyzeHang(tagMismatchInput(3, 2));
+    REQUIRE(v.unreceived.size() == 1);
+    CHECK(v.unreceived[0].find("sent 1 message that rank 1") != std::string::npos);
+  }
+  SECTION("every message received: nothing said") {
+    CHECK(analyzeHang(tagMismatchInput(2, 2)).unreceived.empty());
+  }
+  SECTION("a receive with MPI_ANY_TAG would take it: nothing said") {
+    HangInput in = tagMismatchInput(1, 0);
+    in.ranks[1].call = p2p("MPI_Recv", "source", 0, -1);
+    CHECK(analyzeHang(in).unreceived.empty());
+  }
+  SECTION("a pending receive of the receiver would take it: nothing said") {
+    HangInput in = tagMismatchInput(1, 0);
+    proto::PendingOp irecv = irecvOp(0, 0, 1, 0x2c000001);
+    irecv.active = true;
+    in.ranks[1].comms[0].recvs.push_back(irecv);
+    CHECK(analyzeHang(in).unreceived.empty());
+  }
+  SECTION("a receive with an unknown sender for that tag or any tag may have taken it: nothing said") {
+    for (int tag : {0, -1}) {
+      HangInput in = tagMismatchInput(1, 0);
+      in.ranks[1].messages.push_back({kWorld, -1, tag, 0, 1, ""});
+      CHECK(analyzeHang(in).unreceived.empty());
+    }
+    HangInput other = tagMismatchInput(1, 0);
+    other.ranks[1].messages.push_back({kWorld, -1, 5, 0, 1, ""});
+    CHECK(analyzeHang(other).unreceived.size() == 1);
+  }
+  SECTION("either rank's counts partial: nothing said") {
+    for (int r : {0, 1}) {
+      HangInput in = tagMismatchInput(1, 0);
+      in.ranks[static_cast<std::size_t>(r)].messagesPartial = true;
+      CHECK(analyzeHang(in).unreceived.empty());
+    }
+  }
+  SECTION("the blocking send the sender is inside is not sent yet") {
+    HangInput in = tagMismatchInput(1, 0);
+    in.ranks[0].call = p2p("MPI_Ssend", "dest", 1, 0);
+    in.ranks[0].phase = proto::MpiPhase::Running;
+    CHECK(analyzeHang(in).unreceived.empty());
+    in.ranks[0].messages[0].sent = 2;
+    const HangVerdict v = analyzeHang(in);
+    REQUIRE(v.unreceived.size() == 1);
+    CHECK(v.unreceived[0].find("sent 1 message that") != std::string::npos);
+  }
+  SECTION("a sender inside MPI_Sendrecv, whose send tag is not known: nothing said") {
+    HangInput in = tagMismatchInput(1, 0);
+    in.ranks[0].call = p2p("MPI_Sendrecv", "source", 1, 3);
+    in.ranks[0].phase = proto::MpiPhase::Running;
+    CHECK(analyzeHang(in).unreceived.empty());
+  }
+  SECTION("a receive waited in MPI_Wait is followed too") {
+    HangInput in = tagMismatchInput(1, 0);
+    proto::PendingOp irecv = irecvOp(0, 1, 1, 0x2c000001, true);
+    irecv.active = true;
+    in.ranks[1].comms[0].recvs.push_back(irecv);
+    in.ranks[1].waitingOn = {irecv.request};
+    in.ranks[1].call = plainCall("MPI_Wait");
+    const HangVerdict v = analyzeHang(in);
+    REQUIRE(v.unreceived.size() == 1);
+    CHECK(v.unreceived[0].ends_with("rank 1 waits in MPI_Wait: MPI_Irecv(source=0, tag=1, count=1) request 0x2c000001 [waited]: a tag mismatch?"));
+  }
+}
+
+TEST_CASE("queues: messages sent to a rank and not received are listed under its communicator", "[queues][unreceived]") {
+  const HangInput in = tagMismatchInput(2, 1);
+  const std::string text = renderQueues(in.ranks, {});
+  CHECK(text.find("    not received: 1 message from source=0 with tag=0 (MPI_Send)\n") != std::string::npos);
+  const HangInput none = tagMismatchInput(2, 2);
+  CHECK(renderQueues(none.ranks, {}).find("not received") == std::string::npos);
+}
