@@ -215,6 +215,7 @@ Json queuesToJson(const core::HangInput& input) {
                        {"sends", opsToJson(c.sends)},
                        {"recvs", opsToJson(c.recvs)},
                        {"unexpected", opsToJson(c.unexpected)},
+                       {"not_received", core::notReceivedOn(input.ranks, q, c)},
                        {"collectives", opsToJson(c.collectives)}});
     }
     Json locks = Json::array();

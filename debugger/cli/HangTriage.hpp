@@ -127,7 +127,7 @@ class ProgressDetector {
 /// The queue state of `input` as JSON (the report's "queues"):
 /// {"ranks":[{"rank":0,"source":"ccs","phase":"running","call":"MPI_Recv(...)"|null,
 ///   "frames":[..],"error":"","comms":[{"name","handle","size","rank",
-///   "sends":[..],"recvs":[..],"unexpected":[..],"collectives":[..]}]}],
+///   "sends":[..],"recvs":[..],"unexpected":[..],"not_received":[..],"collectives":[..]}]}],
 ///  "ended":[{"rank","how"}], "unreadable":[{"rank","why"}]}; pending
 /// operations are describeOp() strings, handles hex strings ("0x44000000").
 nlohmann::json queuesToJson(const core::HangInput& input);

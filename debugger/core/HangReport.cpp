@@ -1059,6 +1059,22 @@ nlohmann::json hangToJson(const HangVerdict& v) {
   return j;
 }
 
+std::vector<std::string> notReceivedOn(const std::vector<proto::RankQueues>& ranks, const proto::RankQueues& q,
+                                       const proto::CommQueues& c) {
+  std::vector<std::string> out;
+  if (!q.error.empty()) return out;
+  const proto::CommIdentity id = proto::identityOf(c.state);
+  for (const auto& x : ranks) {
+    const proto::CommQueues* xc = x.worldRank == q.worldRank || !x.error.empty() ? nullptr : commById(x, id);
+    if (!xc) continue;
+    for (const Unreceived& u : notReceived(q, c, x, *xc, false))
+      out.push_back(std::to_string(u.count) + (u.count == 1 ? " message" : " messages") + " from source=" +
+                    std::to_string(xc->state.localRank) + " with tag=" + std::to_string(u.tag) + " (" + u.function +
+                    ")");
+  }
+  return out;
+}
+
 std::string renderQueues(const std::vector<proto::RankQueues>& ranks, const std::map<int, std::string>& unreadable) {
   std::map<int, std::string> byRank;
   for (const auto& q : ranks) {
@@ -1073,17 +1089,7 @@ std::string renderQueues(const std::vector<proto::RankQueues>& ranks, const std:
       for (const auto& op : c.recvs) body += "  receive " + describeOp(op) + "\n";
       for (const auto& op : c.collectives) body += "  collective " + describeOp(op) + "\n";
       for (const auto& op : c.unexpected) body += "  unexpected " + describeOp(op) + "\n";
-      // Sent to it and not received, by the ranks' message counts: arrived
-      // unexpected or still on the way.
-      const proto::CommIdentity id = proto::identityOf(c.state);
-      for (const auto& x : ranks) {
-        const proto::CommQueues* xc = x.worldRank == q.worldRank || !x.error.empty() ? nullptr : commById(x, id);
-        if (!xc) continue;
-        for (const Unreceived& u : notReceived(q, c, x, *xc, false))
-          body += "  not received: " + std::to_string(u.count) + (u.count == 1 ? " message" : " messages") +
-                  " from source=" + std::to_string(xc->state.localRank) + " with tag=" + std::to_string(u.tag) +
-                  " (" + u.function + ")\n";
-      }
+      for (const auto& line : notReceivedOn(ranks, q, c)) body += "  not received: " + line + "\n";
       if (body.empty()) continue;
       text += c.state.name + " (size " + std::to_string(c.state.size) + ", rank " +
               std::to_string(c.state.localRank) + "):\n" + body;

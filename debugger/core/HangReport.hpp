@@ -153,10 +153,20 @@ std::string renderHang(const HangVerdict& verdict);
 nlohmann::json hangToJson(const HangVerdict& verdict);
 
 /// Pending operations of every rank, grouped by identical text across ranks:
-/// per communicator the pending sends, receives, nonblocking collectives and
-/// unexpected messages (the `queues` command).
+/// per communicator the pending sends, receives, nonblocking collectives,
+/// unexpected messages and messages not received (notReceivedOn) (the
+/// `queues` command).
 std::string renderQueues(const std::vector<ccs::proto::RankQueues>& ranks,
                          const std::map<int, std::string>& unreadable);
+
+/// The messages the other ranks of `ranks` sent rank `q` on its
+/// communicator `c` and `q` has not received, by their message counts
+/// (RankQueues::messages; arrived as unexpected messages or still on their
+/// way), one text per sender and tag: "1 message from source=0 with tag=0
+/// (MPI_Send)", the sender as a rank of `c`. Empty when a side's counts are
+/// partial, and for tags `q` may have received unseen (HangVerdict::unreceived).
+std::vector<std::string> notReceivedOn(const std::vector<ccs::proto::RankQueues>& ranks,
+                                       const ccs::proto::RankQueues& q, const ccs::proto::CommQueues& c);
 
 /// "MPI_Irecv(source=3, tag=1, count=10) request 0x2c000001 [waited]" and the
 /// like: one pending operation, with peers as ranks of its communicator.
