@@ -10,6 +10,7 @@
 #include "Control.hpp"
 #include "CurrentCall.hpp"
 #include "IdleWait.hpp"
+#include "MessageLedger.hpp"
 #include "Runtime.hpp"
 #include "ThreadLevel.hpp"
 
@@ -39,6 +40,10 @@ struct ThreadCalls {
   /// until the first lookup. Written only by outermost calls, so it is the
   /// same before and after the PMPI call of an outermost collective.
   CommRecord* lastComm;
+  /// This thread's last message-ledger key (MessageLedger::Cache), the
+  /// point-to-point fast paths' way to count without probing; written by
+  /// outermost calls only.
+  MessageLedger::Cache lastMessage;
 };
 extern __thread ThreadCalls tCalls __attribute__((tls_model("initial-exec")));
 
@@ -313,10 +318,15 @@ class CallScope {
 /// finalized): one compare of the thread pointer for all of them. The
 /// record is the static gCurrentCall (PC-relative, no runtime pointer to
 /// load). The wrapper's slow path is a separate noinline function it
-/// tail-calls (MPIDBG_P2P_WRAPPER).
-[[gnu::always_inline]] inline bool fastEnter(MpiFunction function, MPI_Comm comm, PeerRole role, int peer,
-                                             int tag) noexcept {
-  if (!fastGateOpen() || tCalls.depth != 0) return false;
+/// tail-calls (MPIDBG_P2P_WRAPPER). `admit()`, asked once the gate is
+/// open and the call is outermost, may refuse the fast path too (false, with
+/// nothing else done); it must call nothing out of line, or the wrapper
+/// keeps its arguments in callee-saved registers (MessageLedger's
+/// home-slot counts).
+template <typename Admit>
+[[gnu::always_inline]] inline bool fastEnter(MpiFunction function, MPI_Comm comm, PeerRole role, int peer, int tag,
+                                             Admit admit) noexcept {
+  if (!fastGateOpen() || tCalls.depth != 0 || !admit()) return false;
 #if defined(__x86_64__)
   tCalls.depth = 1;
   gCurrentCall.publishExclusive({function, role, true, wirePeer(peer), wireTag(tag), commKey(comm), 0,
@@ -326,6 +336,12 @@ class CallScope {
   (void)function, (void)comm, (void)role, (void)peer, (void)tag;
   return false;
 #endif
+}
+
+/// fastEnter() admitting every call.
+[[gnu::always_inline]] inline bool fastEnter(MpiFunction function, MPI_Comm comm, PeerRole role, int peer,
+                                             int tag) noexcept {
+  return fastEnter(function, comm, role, peer, tag, [] { return true; });
 }
 
 /// Ends a call fastEnter() published: the record shows no call again.
@@ -395,19 +411,20 @@ class CallScope {
   }
 
 /// Defines the interposed MPI function NAME(PARAMS) as the fast path around
-/// PMPI_NAME(ARGS) (fastEnter with FUNCTION, ROLE, PEER, TAG), tail-calling
-/// a noinline slow path that wraps the same call in CallScope(SCOPE_ARGS).
-/// FIRST, a statement, runs before either path.
-#define MPIDBG_P2P_WRAPPER(NAME, PARAMS, ARGS, FIRST, FUNCTION, COMM, ROLE, PEER, TAG, ...)       \
+/// PMPI_NAME(ARGS) (fastEnter with FUNCTION, ROLE, PEER, TAG and the
+/// admission expression FAST, whose refusal sends the call to the slow path),
+/// tail-calling a noinline slow path that runs the statement SLOW, then wraps
+/// the same call in CallScope(SCOPE_ARGS).
+#define MPIDBG_P2P_WRAPPER(NAME, PARAMS, ARGS, FAST, SLOW, FUNCTION, COMM, ROLE, PEER, TAG, ...)  \
   namespace {                                                                                     \
   [[gnu::noinline]] int NAME##_slow PARAMS {                                                      \
+    SLOW;                                                                                         \
     mpidbg::rt::CallScope scope(__VA_ARGS__);                                                     \
     return MPIDBG_PMPI_OR_IDLE(NAME, ARGS);                                                       \
   }                                                                                               \
   }                                                                                               \
   MPIDBG_EXPORT int NAME PARAMS {                                                                 \
-    FIRST;                                                                                        \
-    if (!mpidbg::rt::fastEnter(FUNCTION, COMM, ROLE, PEER, TAG)) [[unlikely]]                     \
+    if (!mpidbg::rt::fastEnter(FUNCTION, COMM, ROLE, PEER, TAG, [&] { return FAST; })) [[unlikely]] \
       return NAME##_slow ARGS;                                                                    \
     const int rc = P##NAME ARGS;                                                                  \
     mpidbg::rt::fastLeave();                                                                      \

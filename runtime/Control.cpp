@@ -15,7 +15,7 @@ namespace cond = ccs::cond;
 namespace proto = ccs::proto;
 
 CommRecord gNoComm;
-__thread ThreadCalls tCalls __attribute__((tls_model("initial-exec"))) = {0, &gNoComm};
+__thread ThreadCalls tCalls __attribute__((tls_model("initial-exec"))) = {0, &gNoComm, {0, -1, -1, nullptr}};
 
 namespace {
 

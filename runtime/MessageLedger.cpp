@@ -9,10 +9,11 @@ namespace mpidbg::rt {
 MessageLedger gMessages;
 
 void MessageLedger::unattributed(std::uint64_t comm, int tag) noexcept {
-  countSlow(comm, envelope(-1, tag < 0 ? -1 : tag), Side::Received, MpiFunction::None);
+  (void)countSlow(comm, envelope(-1, tag < 0 ? -1 : tag), Side::Received, MpiFunction::None);
 }
 
-void MessageLedger::countSlow(std::uint64_t comm, std::uint64_t env, Side side, MpiFunction function) noexcept {
+MessageLedger::Slot* MessageLedger::countSlow(std::uint64_t comm, std::uint64_t env, Side side,
+                                              MpiFunction function) noexcept {
   const std::size_t start = home(comm, env);
   for (std::size_t i = 0; i < kSlots; ++i) {
     Slot& s = slots_[(start + i) & (kSlots - 1)];
@@ -23,7 +24,7 @@ void MessageLedger::countSlow(std::uint64_t comm, std::uint64_t env, Side side, 
         s.function.store(static_cast<std::uint32_t>(function), std::memory_order_relaxed);
         (side == Side::Sent ? s.sent : s.received).fetch_add(1, std::memory_order_relaxed);
         s.envelope.store(env, std::memory_order_release);
-        return;
+        return &s;
       }
       // Another thread claimed it meanwhile: `seen` is what it wrote.
     }
@@ -31,12 +32,13 @@ void MessageLedger::countSlow(std::uint64_t comm, std::uint64_t env, Side side, 
       if (side == Side::Sent && s.function.load(std::memory_order_relaxed) == 0)
         s.function.store(static_cast<std::uint32_t>(function), std::memory_order_relaxed);
       (side == Side::Sent ? s.sent : s.received).fetch_add(1, std::memory_order_relaxed);
-      return;
+      return &s;
     }
     // A slot being claimed (kClaimed) may be for this key: going on may
     // give the key a second slot, which snapshot() sums.
   }
   partial_.store(true, std::memory_order_relaxed);
+  return nullptr;
 }
 
 std::vector<ccs::proto::MessageCount> MessageLedger::snapshot(bool* partial) const {

@@ -27,21 +27,58 @@ class MessageLedger {
   /// Slots (a power of two; 40 bytes each).
   static constexpr std::size_t kSlots = ccs::proto::kMaxMessageCounts;
 
+  /// One key's counters.
+  struct Slot {
+    /// 0 free, kClaimed while its claimer writes `comm`, else the key's
+    /// envelope with kReady set (published with release).
+    std::atomic<std::uint64_t> envelope{0};
+    std::atomic<std::uint64_t> comm{0};
+    std::atomic<std::uint64_t> sent{0};
+    std::atomic<std::uint64_t> received{0};
+    std::atomic<std::uint32_t> function{0};  ///< MpiFunction of the first send
+  };
+
+  /// A thread's last key and its slot (ThreadCalls::lastMessage), in front
+  /// of the hash probe: a loop that sends to or receives from one peer with
+  /// one tag counts with three comparisons. `peer` -1 (its initial value)
+  /// matches no message.
+  struct Cache {
+    std::uint64_t comm;
+    std::int32_t peer;
+    std::int32_t tag;
+    Slot* slot;
+  };
+
   /// One message sent by `function` to rank `dest` of communicator `comm`
-  /// (handle value) with `tag`. MPI_PROC_NULL (a negative dest) and a
-  /// negative tag are not messages: ignored.
-  [[gnu::always_inline]] void sent(std::uint64_t comm, int dest, int tag, MpiFunction function) noexcept {
+  /// (handle value) with `tag`; `cache` (may be null) then names its slot.
+  /// MPI_PROC_NULL (a negative dest) and a negative tag are not messages:
+  /// ignored.
+  void sent(std::uint64_t comm, int dest, int tag, MpiFunction function, Cache* cache) noexcept {
     if ((dest | tag) < 0) [[unlikely]]
       return;
-    count(comm, envelope(dest, tag), Side::Sent, function);
+    remember(cache, comm, dest, tag, countSlow(comm, envelope(dest, tag), Side::Sent, function));
   }
 
   /// One message received from rank `source` of `comm` with `tag`, as
-  /// matched. Negative values (MPI_PROC_NULL, a wildcard) are ignored.
-  [[gnu::always_inline]] void received(std::uint64_t comm, int source, int tag) noexcept {
+  /// matched; `cache` as for sent(). Negative values (MPI_PROC_NULL, a
+  /// wildcard) are ignored.
+  void received(std::uint64_t comm, int source, int tag, Cache* cache) noexcept {
     if ((source | tag) < 0) [[unlikely]]
       return;
-    count(comm, envelope(source, tag), Side::Received, MpiFunction::None);
+    remember(cache, comm, source, tag, countSlow(comm, envelope(source, tag), Side::Received, MpiFunction::None));
+  }
+
+  /// The fast paths' counts: true when the message sent to `dest` (received
+  /// from `source`) with `tag` on `comm` was counted through `cache` (its key
+  /// is the thread's last one), or is no message (a negative peer or tag);
+  /// false, with nothing counted, otherwise: the slow path then counts it
+  /// with sent() or received(). Calls nothing out of line.
+  [[gnu::always_inline]] static bool sentCached(const Cache& cache, std::uint64_t comm, int dest, int tag) noexcept {
+    return countCached(cache, comm, dest, tag, Side::Sent);
+  }
+  [[gnu::always_inline]] static bool receivedCached(const Cache& cache, std::uint64_t comm, int source,
+                                                    int tag) noexcept {
+    return countCached(cache, comm, source, tag, Side::Received);
   }
 
   /// One receive on `comm` whose sender will not be known (a nonblocking
@@ -56,16 +93,6 @@ class MessageLedger {
  private:
   enum class Side : std::uint8_t { Sent, Received };
 
-  struct Slot {
-    /// 0 free, kClaimed while its claimer writes `comm`, else the key's
-    /// envelope with kReady set (published with release).
-    std::atomic<std::uint64_t> envelope{0};
-    std::atomic<std::uint64_t> comm{0};
-    std::atomic<std::uint64_t> sent{0};
-    std::atomic<std::uint64_t> received{0};
-    std::atomic<std::uint32_t> function{0};  ///< MpiFunction of the first send
-  };
-
   static constexpr std::uint64_t kReady = 1ull << 63;
   static constexpr std::uint64_t kClaimed = 1ull << 62;
 
@@ -77,23 +104,24 @@ class MessageLedger {
            static_cast<std::uint32_t>(tag);
   }
   static constexpr std::size_t home(std::uint64_t comm, std::uint64_t env) noexcept {
-    return static_cast<std::size_t>(((comm ^ (env * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull) >> 52) &
-           (kSlots - 1);
+    static_assert(kSlots == 4096, "home() takes the top 12 bits");
+    return static_cast<std::size_t>(((comm + env) * 0x9e3779b97f4a7c15ull) >> 52);
   }
 
-  /// The fast case inline: the key sits in its home slot.
-  [[gnu::always_inline]] void count(std::uint64_t comm, std::uint64_t env, Side side,
-                                    MpiFunction function) noexcept {
-    Slot& s = slots_[home(comm, env)];
-    if (s.envelope.load(std::memory_order_acquire) == env && s.comm.load(std::memory_order_relaxed) == comm)
-        [[likely]] {
-      (side == Side::Sent ? s.sent : s.received).fetch_add(1, std::memory_order_relaxed);
-      return;
-    }
-    countSlow(comm, env, side, function);
+  [[gnu::always_inline]] static bool countCached(const Cache& cache, std::uint64_t comm, int peer, int tag,
+                                                 Side side) noexcept {
+    if ((peer | tag) < 0) return true;
+    if (cache.comm != comm || cache.peer != peer || cache.tag != tag) return false;
+    (side == Side::Sent ? cache.slot->sent : cache.slot->received).fetch_add(1, std::memory_order_relaxed);
+    return true;
   }
-  /// Probes from the home slot, claiming a free one for a new key.
-  [[gnu::noinline]] void countSlow(std::uint64_t comm, std::uint64_t env, Side side, MpiFunction function) noexcept;
+  static void remember(Cache* cache, std::uint64_t comm, int peer, int tag, Slot* slot) noexcept {
+    if (cache && slot) *cache = Cache{comm, peer, tag, slot};
+  }
+
+  /// Probes from the key's home slot, claiming a free one for a new key, and
+  /// counts there: the slot, or null when the table is full.
+  Slot* countSlow(std::uint64_t comm, std::uint64_t env, Side side, MpiFunction function) noexcept;
 
   Slot slots_[kSlots];
   std::atomic<bool> partial_{false};

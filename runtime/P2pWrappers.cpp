@@ -26,18 +26,22 @@ namespace {
 /// Counts a message `function` sends when the call is the outermost one
 /// (an MPI library's own calls through the MPI symbols are not counted).
 [[gnu::always_inline]] inline void countSent(MPI_Comm comm, int dest, int tag, MpiFunction function) noexcept {
-  if (mpidbg::rt::tCalls.depth == 0) mpidbg::rt::gMessages.sent(mpidbg::rt::commKey(comm), dest, tag, function);
+  if (mpidbg::rt::tCalls.depth == 0)
+    mpidbg::rt::gMessages.sent(mpidbg::rt::commKey(comm), dest, tag, function, &mpidbg::rt::tCalls.lastMessage);
 }
 
 /// Counts a receive naming its `source` and `tag` on entry (outermost calls).
 [[gnu::always_inline]] inline void countReceived(MPI_Comm comm, int source, int tag) noexcept {
-  if (mpidbg::rt::tCalls.depth == 0) mpidbg::rt::gMessages.received(mpidbg::rt::commKey(comm), source, tag);
+  if (mpidbg::rt::tCalls.depth == 0)
+    mpidbg::rt::gMessages.received(mpidbg::rt::commKey(comm), source, tag, &mpidbg::rt::tCalls.lastMessage);
 }
 
 /// Counts the message `status` says a receive or matched probe took, when
 /// that call was the outermost (`outermost`, known before its scope began).
 void countMatched(bool outermost, MPI_Comm comm, const MPI_Status& status) noexcept {
-  if (outermost) mpidbg::rt::gMessages.received(mpidbg::rt::commKey(comm), status.MPI_SOURCE, status.MPI_TAG);
+  if (outermost)
+    mpidbg::rt::gMessages.received(mpidbg::rt::commKey(comm), status.MPI_SOURCE, status.MPI_TAG,
+                                   &mpidbg::rt::tCalls.lastMessage);
 }
 
 /// A receive that names no single envelope (MPI_ANY_SOURCE, MPI_ANY_TAG or
@@ -59,8 +63,10 @@ int receiveCounted(MPI_Comm comm, MPI_Status* status, Receive receive) {
 // ordinary CallScope as the slow path.
 #define MPIDBG_SEND_WRAPPER(NAME, FUNCTION)                                                            \
   MPIDBG_P2P_WRAPPER(NAME, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm), \
-                     (buf, count, datatype, dest, tag, comm), countSent(comm, dest, tag, FUNCTION), FUNCTION, comm, \
-                     PeerRole::Dest, dest, tag,                                                                 \
+                     (buf, count, datatype, dest, tag, comm),                                                   \
+                     mpidbg::rt::MessageLedger::sentCached(mpidbg::rt::tCalls.lastMessage,                      \
+                                                           mpidbg::rt::commKey(comm), dest, tag),                 \
+                     countSent(comm, dest, tag, FUNCTION), FUNCTION, comm, PeerRole::Dest, dest, tag,            \
                      FUNCTION, comm, PeerRole::Dest, dest, true, tag, count)
 
 MPIDBG_SEND_WRAPPER(MPI_Send, MpiFunction::Send)
@@ -77,10 +83,32 @@ namespace {
 }
 
 /// MPI_Recv as the program asked for it: the fast path, else MPI_Recv_slow.
+/// Counts nothing (a wildcard receive is counted by what it matched).
 [[gnu::always_inline]] inline int recvPlain(void* buf, int count, MPI_Datatype datatype, int source, int tag,
                                             MPI_Comm comm, MPI_Status* status) {
   if (!mpidbg::rt::fastEnter(MpiFunction::Recv, comm, PeerRole::Source, source, tag)) [[unlikely]]
     return MPI_Recv_slow(buf, count, datatype, source, tag, comm, status);
+  const int rc = PMPI_Recv(buf, count, datatype, source, tag, comm, status);
+  mpidbg::rt::fastLeave();
+  return rc;
+}
+
+/// A receive naming its source and tag, counted on entry, then as MPI_Recv_slow.
+[[gnu::noinline]] int recvCountedSlow(void* buf, int count, MPI_Datatype datatype, int source, int tag,
+                                      MPI_Comm comm, MPI_Status* status) {
+  countReceived(comm, source, tag);
+  return MPI_Recv_slow(buf, count, datatype, source, tag, comm, status);
+}
+
+/// MPI_Recv naming its source and tag, counted on entry: the fast path
+/// when the thread's ledger cache has the key, else recvCountedSlow.
+[[gnu::always_inline]] inline int recvCounted(void* buf, int count, MPI_Datatype datatype, int source, int tag,
+                                              MPI_Comm comm, MPI_Status* status) {
+  if (!mpidbg::rt::fastEnter(MpiFunction::Recv, comm, PeerRole::Source, source, tag, [&] {
+        return mpidbg::rt::MessageLedger::receivedCached(mpidbg::rt::tCalls.lastMessage, mpidbg::rt::commKey(comm),
+                                                         source, tag);
+      })) [[unlikely]]
+    return recvCountedSlow(buf, count, datatype, source, tag, comm, status);
   const int rc = PMPI_Recv(buf, count, datatype, source, tag, comm, status);
   mpidbg::rt::fastLeave();
   return rc;
@@ -188,10 +216,11 @@ MPIDBG_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int sour
                            MPI_Status* status) {
   if ((source | tag) < 0) [[unlikely]]
     return recvWildcard(buf, count, datatype, source, tag, comm, status);
-  countReceived(comm, source, tag);
-  if (mpidbg::rt::decisionsOn())
+  if (mpidbg::rt::decisionsOn()) [[unlikely]] {
+    countReceived(comm, source, tag);
     return mpidbg::rt::decided::recv(buf, count, datatype, source, tag, comm, status, MPI_Recv_slow);
-  return recvPlain(buf, count, datatype, source, tag, comm, status);
+  }
+  return recvCounted(buf, count, datatype, source, tag, comm, status);
 }
 
 MPIDBG_EXPORT int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
@@ -311,11 +340,9 @@ MPIDBG_EXPORT int MPI_Waitsome(int incount, MPI_Request array_of_requests[], int
 // idle wait (runtime/IdleWait.hpp covers the int forms).
 namespace {
 
-int conditionCount(MPI_Count count) noexcept { return count >= 0 && count <= INT_MAX ? static_cast<int>(count) : -1; }
-
 int MPI_Recv_c_slow(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                     MPI_Status* status) {
-  CallScope scope(MpiFunction::RecvC, comm, PeerRole::Source, source, true, tag, conditionCount(count));
+  CallScope scope(MpiFunction::RecvC, comm, PeerRole::Source, source, true, tag, mpidbg::rt::smallCount(count));
   return PMPI_Recv_c(buf, count, datatype, source, tag, comm, status);
 }
 
@@ -325,7 +352,7 @@ int MPI_Recv_c_slow(void* buf, MPI_Count count, MPI_Datatype datatype, int sourc
   MPIDBG_EXPORT int NAME(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,           \
                          MPI_Comm comm) {                                                                        \
     countSent(comm, dest, tag, FUNCTION);                                                                        \
-    CallScope scope(FUNCTION, comm, PeerRole::Dest, dest, true, tag, conditionCount(count));                     \
+    CallScope scope(FUNCTION, comm, PeerRole::Dest, dest, true, tag, mpidbg::rt::smallCount(count));                     \
     return P##NAME(buf, count, datatype, dest, tag, comm);                                                       \
   }
 
@@ -344,5 +371,42 @@ MPIDBG_EXPORT int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, 
   if ((source | tag) < 0) return receiveWildcard("MPI_Recv_c", source, tag, comm, status, call);
   countReceived(comm, source, tag);
   return call(status);
+}
+
+// MPI_Sendrecv_c and MPI_Sendrecv_replace_c as their int forms, without
+// record/replay (their wildcard matches are not recorded), and MPI_Mrecv_c
+// as MPI_Mrecv.
+MPIDBG_EXPORT int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                                 int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source,
+                                 int recvtag, MPI_Comm comm, MPI_Status* status) {
+  countSent(comm, dest, sendtag, MpiFunction::SendrecvC);
+  auto call = [&](MPI_Status* st) {
+    CallScope scope(MpiFunction::SendrecvC, comm, PeerRole::Source, source, true, recvtag,
+                    mpidbg::rt::smallCount(sendcount), dest);
+    return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                           recvtag, comm, st);
+  };
+  if ((source | recvtag) < 0) return receiveCounted(comm, status, call);
+  countReceived(comm, source, recvtag);
+  return call(status);
+}
+
+MPIDBG_EXPORT int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
+                                         int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
+  countSent(comm, dest, sendtag, MpiFunction::SendrecvReplaceC);
+  auto call = [&](MPI_Status* st) {
+    CallScope scope(MpiFunction::SendrecvReplaceC, comm, PeerRole::Source, source, true, recvtag,
+                    mpidbg::rt::smallCount(count), dest);
+    return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, st);
+  };
+  if ((source | recvtag) < 0) return receiveCounted(comm, status, call);
+  countReceived(comm, source, recvtag);
+  return call(status);
+}
+
+MPIDBG_EXPORT int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
+                              MPI_Status* status) {
+  CallScope scope(MpiFunction::MrecvC, MPI_COMM_NULL, PeerRole::None, 0, false, 0, mpidbg::rt::smallCount(count));
+  return PMPI_Mrecv_c(buf, count, datatype, message, status);
 }
 #endif

@@ -29,19 +29,26 @@ std::optional<proto::PendingOp> blockingOp(const MpiCallRecord& call) {
     case MpiFunction::Send:
     case MpiFunction::Ssend:
     case MpiFunction::Bsend:
-    case MpiFunction::Rsend: op.kind = proto::PendingOp::Kind::Send; break;
+    case MpiFunction::Rsend:
+    case MpiFunction::SendC:
+    case MpiFunction::SsendC:
+    case MpiFunction::BsendC:
+    case MpiFunction::RsendC: op.kind = proto::PendingOp::Kind::Send; break;
     // MPI_Sendrecv* waits for its receive; the record keeps only the source.
     case MpiFunction::Recv:
     case MpiFunction::Probe:
     case MpiFunction::Mprobe:
     case MpiFunction::Sendrecv:
-    case MpiFunction::SendrecvReplace: op.kind = proto::PendingOp::Kind::Recv; break;
+    case MpiFunction::SendrecvReplace:
+    case MpiFunction::RecvC:
+    case MpiFunction::SendrecvC:
+    case MpiFunction::SendrecvReplaceC: op.kind = proto::PendingOp::Kind::Recv; break;
     default: return std::nullopt;
   }
   op.function = std::string(functionName(call.function));
   op.blocking = true;
   op.active = true;
-  op.synchronous = call.function == MpiFunction::Ssend;
+  op.synchronous = call.function == MpiFunction::Ssend || call.function == MpiFunction::SsendC;
   op.comm = call.comm;
   op.peer = call.peer;
   op.tag = call.hasTag ? call.tag : -1;

@@ -160,9 +160,9 @@ void settle(OpTable& ops, OpRecord& op, std::uint64_t request) noexcept {
   const auto function = static_cast<MpiFunction>(op.function.load(std::memory_order_relaxed));
   if (!ops.complete(op, request) || !(flags & MPIDBG_OP_ACTIVE)) return;
   if (kind == MPIDBG_OP_SEND) {
-    gMessages.sent(comm, peer, tag, function);
+    gMessages.sent(comm, peer, tag, function, nullptr);
   } else if (kind == MPIDBG_OP_RECV && peer != -2) {
-    if (peer >= 0 && tag >= 0) gMessages.received(comm, peer, tag);
+    if (peer >= 0 && tag >= 0) gMessages.received(comm, peer, tag, nullptr);
     else gMessages.unattributed(comm, tag);
   }
 }

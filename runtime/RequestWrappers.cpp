@@ -261,4 +261,61 @@ MPIDBG_EXPORT int MPI_Isendrecv_replace(void* buf, int count, MPI_Datatype datat
                                                       request);
                       });
 }
+
+// MPI-4's large-count nonblocking and persistent point-to-point forms, as
+// their int forms (the recorded count is -1 past INT_MAX). MPI_Irecv_c's
+// wildcard matches are not recorded for replay.
+#define MPIDBG_ISEND_C_WRAPPER(NAME, FUNCTION, FLAGS)                                                         \
+  MPIDBG_EXPORT int NAME(const void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,          \
+                         MPI_Comm comm, MPI_Request* request) {                                                 \
+    return pointToPoint(FUNCTION, kSend, FLAGS, buf, mpidbg::rt::smallCount(count), datatype, dest, tag, comm, \
+                        request, [&] { return P##NAME(buf, count, datatype, dest, tag, comm, request); });      \
+  }
+
+MPIDBG_ISEND_C_WRAPPER(MPI_Isend_c, MpiFunction::IsendC, 0)
+MPIDBG_ISEND_C_WRAPPER(MPI_Issend_c, MpiFunction::IssendC, kSynchronous)
+MPIDBG_ISEND_C_WRAPPER(MPI_Ibsend_c, MpiFunction::IbsendC, 0)
+MPIDBG_ISEND_C_WRAPPER(MPI_Irsend_c, MpiFunction::IrsendC, 0)
+MPIDBG_ISEND_C_WRAPPER(MPI_Send_init_c, MpiFunction::SendInitC, kPersistent)
+MPIDBG_ISEND_C_WRAPPER(MPI_Ssend_init_c, MpiFunction::SsendInitC, kPersistent | kSynchronous)
+MPIDBG_ISEND_C_WRAPPER(MPI_Bsend_init_c, MpiFunction::BsendInitC, kPersistent)
+MPIDBG_ISEND_C_WRAPPER(MPI_Rsend_init_c, MpiFunction::RsendInitC, kPersistent)
+
+MPIDBG_EXPORT int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                              MPI_Request* request) {
+  return pointToPoint(MpiFunction::IrecvC, kRecv, 0, buf, mpidbg::rt::smallCount(count), datatype, source, tag, comm,
+                      request, [&] { return PMPI_Irecv_c(buf, count, datatype, source, tag, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                                  MPI_Comm comm, MPI_Request* request) {
+  return pointToPoint(MpiFunction::RecvInitC, kRecv, kPersistent, buf, mpidbg::rt::smallCount(count), datatype,
+                      source, tag, comm, request,
+                      [&] { return PMPI_Recv_init_c(buf, count, datatype, source, tag, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Imrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
+                               MPI_Request* request) {
+  CallScope scope(MpiFunction::ImrecvC, MPI_COMM_NULL, PeerRole::None, 0, false, 0, mpidbg::rt::smallCount(count));
+  return PMPI_Imrecv_c(buf, count, datatype, message, request);
+}
+
+MPIDBG_EXPORT int MPI_Isendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                                  int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source,
+                                  int recvtag, MPI_Comm comm, MPI_Request* request) {
+  return pointToPoint(MpiFunction::IsendrecvC, kRecv, 0, recvbuf, mpidbg::rt::smallCount(recvcount), recvtype, source,
+                      recvtag, comm, request, [&] {
+                        return PMPI_Isendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                                                recvtype, source, recvtag, comm, request);
+                      });
+}
+
+MPIDBG_EXPORT int MPI_Isendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
+                                          int source, int recvtag, MPI_Comm comm, MPI_Request* request) {
+  return pointToPoint(MpiFunction::IsendrecvReplaceC, kRecv, 0, buf, mpidbg::rt::smallCount(count), datatype, source,
+                      recvtag, comm, request, [&] {
+                        return PMPI_Isendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm,
+                                                        request);
+                      });
+}
 #endif

@@ -527,8 +527,8 @@ const std::vector<Command>& commandTable() {
        "  break MPI_Bcast\n  break MPI_Send if dest == 3\n  break MPI_Allreduce comm=WORLD #42\n"
        "  break [0-3] entry solver::step\n  break violation",
        doBreak},
-      {"delete", {"d"}, "delete N|all", "Delete breakpoint N (on every rank it is on)",
-       "Removes breakpoint N, or every breakpoint with 'all'.", doDelete},
+      {"delete", {"d"}, "delete [N|all]", "Delete breakpoint N (on every rank it is on)",
+       "Removes breakpoint N, or every breakpoint with 'all' or, as in gdb, with no argument.", doDelete},
       {"disable", {}, "disable N", "Disable breakpoint N", "Breakpoint N stays set but does not stop ranks.",
        doDisable},
       {"enable", {}, "enable N", "Enable breakpoint N", "Breakpoint N stops ranks again.", doEnable},

@@ -377,7 +377,7 @@ CommandResult doBreak(Context& ctx, std::string_view args) {
 }
 
 CommandResult doDelete(Context& ctx, std::string_view args) {
-  if (trim(args) == "all") {
+  if (trim(args) == "all" || trim(args).empty()) {  // gdb's bare 'delete' deletes every breakpoint
     CommandResult result;
     std::vector<int> ids;
     for (const auto& [id, e] : ctx.debugger.breakpoints()) ids.push_back(id);

@@ -154,4 +154,21 @@
   X(SsendC, "MPI_Ssend_c", None, D|T|N|C) \
   X(BsendC, "MPI_Bsend_c", None, D|T|N|C) \
   X(RsendC, "MPI_Rsend_c", None, D|T|N|C) \
-  X(RecvC, "MPI_Recv_c", None, S|T|N|C)
+  X(RecvC, "MPI_Recv_c", None, S|T|N|C) \
+  X(SendrecvC, "MPI_Sendrecv_c", None, D|S|T|N|C) \
+  X(SendrecvReplaceC, "MPI_Sendrecv_replace_c", None, D|S|T|N|C) \
+  X(MrecvC, "MPI_Mrecv_c", None, N) \
+  /* ... and nonblocking and persistent ones (RequestWrappers.cpp). */ \
+  X(IsendC, "MPI_Isend_c", None, D|T|N|C) \
+  X(IssendC, "MPI_Issend_c", None, D|T|N|C) \
+  X(IbsendC, "MPI_Ibsend_c", None, D|T|N|C) \
+  X(IrsendC, "MPI_Irsend_c", None, D|T|N|C) \
+  X(IrecvC, "MPI_Irecv_c", None, S|T|N|C) \
+  X(SendInitC, "MPI_Send_init_c", None, D|T|N|C) \
+  X(SsendInitC, "MPI_Ssend_init_c", None, D|T|N|C) \
+  X(BsendInitC, "MPI_Bsend_init_c", None, D|T|N|C) \
+  X(RsendInitC, "MPI_Rsend_init_c", None, D|T|N|C) \
+  X(RecvInitC, "MPI_Recv_init_c", None, S|T|N|C) \
+  X(ImrecvC, "MPI_Imrecv_c", None, N) \
+  X(IsendrecvC, "MPI_Isendrecv_c", None, S|T|N|C) \
+  X(IsendrecvReplaceC, "MPI_Isendrecv_replace_c", None, S|T|N|C)

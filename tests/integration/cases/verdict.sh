@@ -165,10 +165,14 @@ case_verdict_large_count_recv_cycle() {
   # recv_cycle_c (issue 23 item 1): MPI-4's MPI_Recv_c and MPI_Send_c are
   # interposed as MPI_Recv and MPI_Send are: seen in the verdict, and
   # breakpoint targets with their arguments.
-  run_mpidbg 120 -ex run -ex 'wait 10' -ex hang -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/recv_cycle_c"
+  # Ranks 2 and 3 wait on MPI_Irecv_c requests (the nonblocking forms too).
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex hang -ex queues -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/recv_cycle_c"
   check_rc 0 &&
-  check_contains "$out" "  [0] blocked in MPI_Recv_c(source=1, tag=3, comm=MPI_COMM_WORLD) at recv_cycle_c.c:14 in main" "hang" &&
-  check_contains "$out" "Deadlock: cycle 0 -> 1 -> 0" "hang" || return 1
+  check_contains "$out" "  [0] blocked in MPI_Recv_c(source=1, tag=3, comm=MPI_COMM_WORLD) at recv_cycle_c.c:17 in main" "hang" &&
+  check_contains "$out" "Deadlock: cycle 0 -> 1 -> 0" "hang" &&
+  check_matches "$out" '^  \[2\] -> \[3\]  in MPI_Wait: MPI_Irecv_c\(source=3, tag=4, count=1\) request 0x[0-9a-f]+ \[waited\]$' "hang" &&
+  check_contains "$out" "Deadlock: cycle 2 -> 3 -> 2" "hang" &&
+  check_contains "$(section queues)" "    receive MPI_Recv_c(source=1, tag=3) [blocking]" "queues (the blocking large-count receive)" || return 1
   run_mpidbg 120 -ex 'break MPI_Recv_c if source == 0' -ex run -ex 'wait 10' -ex kill -- \
     "$mpiexec" -n 4 "$verdict_hangs/recv_cycle_c"
   check_rc 0 &&

@@ -1,0 +1,116 @@
+# Real MPI applications from Debian's archive under mpidbg (issue 23 item 8):
+# LAMMPS, HPCC and MPB on Open MPI (Debian builds them against it), NetPIPE
+# on MPICH. Each runs to the same output as without mpidbg; a rank frozen
+# with 'freeze --now' is held, never a deadlock; a breakpoint on a call the
+# application makes stops every rank there, 'where' merges them and the run
+# then finishes; nothing is left running (run_case checks). Inputs are in
+# tests/apps/; scripts/install-deps installs the applications. NWChem is not
+# here: Debian 12's nwchem-mpich does not converge the SCF of a water molecule
+# on 2 ranks even without mpidbg (1 rank does). Sourced by
+# tests/integration/run (run_mpidbg, check_*, $work, $root).
+
+apps_inputs="$root/tests/apps"
+apps_ompi=(mpirun.openmpi --oversubscribe)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# apps_need PROGRAM...: each is installed; else the case fails saying how to get it.
+apps_need() {
+  local p
+  for p in "$@"; do
+    command -v "$p" >/dev/null || { echo "    $p is not installed (scripts/install-deps installs it)"; return 1; }
+  done
+}
+
+# thermo TEXT: LAMMPS's thermo table (the lines after 'Step ...' up to 'Loop time').
+thermo() { awk '/^ *Step /{ on = 1 } /^Loop time/{ on = 0 } on' <<<"$1"; }
+
+case_apps_lammps_same_output_under_mpidbg() {
+  apps_need lmp mpirun.openmpi || return 1
+  local plain
+  plain="$(cd "$work" && timeout 120 "${apps_ompi[@]}" -n 4 lmp -in "$apps_inputs/in.melt" -var steps 200 -log none 2>&1)"
+  run_mpidbg 180 -ex run -ex 'wait 120' -- "${apps_ompi[@]}" -n 4 lmp -in "$apps_inputs/in.melt" -var steps 200 -log none
+  check_rc 0 &&
+  check_matches "$(thermo "$plain")" '^ +200 ' "the run without mpidbg (its last step)" &&
+  check_contains "$out" "$(thermo "$plain")" "the thermo table under mpidbg (the same as without)"
+}
+
+case_apps_lammps_frozen_rank_is_held_not_a_deadlock() {
+  apps_need lmp mpirun.openmpi || return 1
+  # 100000 steps take minutes: rank 1 is frozen mid-run, and the others stop
+  # in its halo exchange or a collective, waiting for it.
+  run_mpidbg 120 -ex run -ex 'wait 3' -ex 'freeze --now 1' -ex 'wait 10' -ex 'wait 10' -ex hang -ex where -ex kill -- \
+    "${apps_ompi[@]}" -n 4 lmp -in "$apps_inputs/in.melt" -var steps 100000 -log none -screen none
+  check_rc 0 &&
+  check_contains "$out" "Timed out after 3.0 s; some ranks are still running." "wait 3 (LAMMPS still running)" &&
+  check_matches "$(section hang)" '^  \[1\] held: frozen \(--now\) in ' "hang (rank 1 held)" &&
+  check_contains "$(section hang)" "No hang of the program: ranks [0,2-3] wait for rank 1, which you froze (continue 1)." "hang" &&
+  check_not_contains "$out" "Deadlock" "hang" &&
+  check_matches "$(section where)" '^main > LAMMPS_NS::Input::file\(\) > .*LAMMPS_NS::Verlet::run\(int\) > ' "where (into LAMMPS's time loop)" &&
+  check_matches "$(section where)" '\[[0-3,-]+\]$' "where (ranks merged)" &&
+  check_contains "$out" "Killed the job." "kill"
+}
+
+case_apps_lammps_break_stops_every_rank_and_the_run_finishes() {
+  apps_need lmp mpirun.openmpi || return 1
+  # The first MPI_Allreduce (creating the atoms): every rank stops there;
+  # 'delete' as in gdb removes every breakpoint and the run goes to its end.
+  local plain
+  plain="$(cd "$work" && timeout 120 "${apps_ompi[@]}" -n 4 lmp -in "$apps_inputs/in.melt" -var steps 100 -log none 2>&1)"
+  run_mpidbg 180 -ex 'break MPI_Allreduce' -ex run -ex 'wait 30' -ex 'wait 30' -ex status -ex where -ex delete \
+    -ex continue -ex 'wait 120' -- "${apps_ompi[@]}" -n 4 lmp -in "$apps_inputs/in.melt" -var steps 100 -log none
+  check_rc 0 &&
+  check_contains "$(section status)" "[0-3] stopped at breakpoint 1 at MPI_Allreduce(count=1, comm=MPI_COMM_WORLD) call #1" "status" &&
+  check_matches "$(section where)" '^main > LAMMPS_NS::Input::file\(\) > .* > MPI_Allreduce  \[0-3\]$' "where (every rank in one line)" &&
+  check_contains "$out" "[0-3] deleted breakpoint 1" "delete (no argument: every breakpoint)" &&
+  check_contains "$out" "$(thermo "$plain")" "the thermo table after continue (the same as without mpidbg)"
+}
+
+case_apps_netpipe_same_sizes_and_frozen_rank_is_held() {
+  apps_need NPmpich2 || return 1
+  # NetPIPE's figures are timings; the message sizes and repeat counts of
+  # its lines are the output that must not change.
+  (cd "$work" && timeout 60 "$mpiexec" -n 2 NPmpich2 -u 1024 -n 20 -p 0 -o "$work/np-plain.out" >/dev/null 2>&1)
+  run_mpidbg 120 -ex run -ex 'wait 60' -- "$mpiexec" -n 2 NPmpich2 -u 1024 -n 20 -p 0 -o "$work/np-dbg.out"
+  check_rc 0 &&
+  check_matches "$(cat "$work/np-plain.out" 2>/dev/null)" '^ +1024 ' "NetPIPE's output without mpidbg (up to 1024 bytes)" &&
+  check_contains "$(awk '{print $1}' "$work/np-dbg.out" 2>/dev/null)" "$(awk '{print $1}' "$work/np-plain.out")" \
+    "NetPIPE's message sizes under mpidbg (the same as without)" || return 1
+  # A long run (up to 8 MiB, 2000 repeats each): rank 1 frozen, rank 0 waits for it.
+  run_mpidbg 120 -ex run -ex 'wait 2' -ex 'freeze --now 1' -ex 'wait 10' -ex 'wait 10' -ex hang -ex kill -- \
+    "$mpiexec" -n 2 NPmpich2 -u 8388608 -n 2000 -p 0 -o "$work/np-long.out"
+  check_rc 0 &&
+  check_matches "$(section hang)" '^  \[1\] held: frozen \(--now\) in ' "hang (rank 1 held)" &&
+  check_matches "$(section hang)" '^  \[0\] blocked in MPI_(Recv|Send)\(' "hang (rank 0 waits in its ping-pong)" &&
+  check_contains "$(section hang)" "No hang of the program: rank 0 waits for rank 1, which you froze (continue 1)." "hang" &&
+  check_not_contains "$out" "Deadlock" "hang"
+}
+
+case_apps_hpcc_succeeds_and_stops_at_a_breakpoint() {
+  apps_need hpcc mpirun.openmpi || return 1
+  # HPCC reads hpccinf.txt from its directory: Debian's example with a
+  # 200 x 200 HPL problem on a 2 x 2 grid (seconds, not minutes).
+  local dir="$work/hpcc"
+  mkdir -p "$dir/plain" "$dir/dbg"
+  sed -e '6s/^1000 /200  /' /usr/share/doc/hpcc/examples/_hpccinf.txt >"$dir/plain/hpccinf.txt"
+  cp "$dir/plain/hpccinf.txt" "$dir/dbg/hpccinf.txt"
+  timeout 120 "${apps_ompi[@]}" -wdir "$dir/plain" -n 4 hpcc >/dev/null 2>&1
+  local sections='^(Begin|End) of |^Success='
+  run_mpidbg 180 -ex 'break MPI_Alltoall' -ex run -ex 'wait 60' -ex 'wait 30' -ex status -ex delete \
+    -ex continue -ex 'wait 120' -- "${apps_ompi[@]}" -wdir "$dir/dbg" -n 4 hpcc
+  check_rc 0 &&
+  check_contains "$(grep -E "$sections" "$dir/plain/hpccoutf.txt")" "Success=1" "HPCC without mpidbg" &&
+  check_contains "$(grep -E "$sections" "$dir/dbg/hpccoutf.txt" 2>/dev/null)" "$(grep -E "$sections" "$dir/plain/hpccoutf.txt")" \
+    "HPCC's sections and verdict under mpidbg (the same as without)" &&
+  check_matches "$(section status)" '^\[0-3\] stopped at breakpoint 1 at MPI_Alltoall\(' "status (every rank at the breakpoint)"
+}
+
+case_apps_mpb_same_bands_under_mpidbg() {
+  apps_need mpb-mpi mpirun.openmpi || return 1
+  local plain
+  # MPB writes its dielectric function (epsilon.h5) where it runs: $work.
+  plain="$(timeout 120 "${apps_ompi[@]}" -wdir "$work" -n 2 mpb-mpi "$apps_inputs/rods.ctl" 2>&1 | grep '^tmfreqs:')"
+  run_mpidbg 180 -ex run -ex 'wait 120' -- "${apps_ompi[@]}" -wdir "$work" -n 2 mpb-mpi "$apps_inputs/rods.ctl"
+  check_rc 0 &&
+  check_contains "$plain" "tmfreqs:, 7, 0.5, 0.5, 0," "MPB's bands without mpidbg" &&
+  check_contains "$out" "$plain" "MPB's bands under mpidbg (the same as without)"
+}
