@@ -189,7 +189,9 @@ void Forwarder::Shared::runChild(const std::shared_ptr<Job>& job, std::size_t in
   }
   auto reply = connections.call(child.endpoint(), *ccsRequest, timeLeft(replyBy));
   if (!reply) {
-    log("PE " + std::to_string(child.pe) + " and its subtree missing: " + reply.error().message);
+    // Not logged: the reply's missing entries carry it to whoever asked, and
+    // a rank's log is the application's stderr (ranks exiting at the end of
+    // a job made this line there every time).
     job->finish(index, allMissing(table, reply.error().message));
     return;
   }

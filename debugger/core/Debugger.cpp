@@ -368,6 +368,7 @@ Debugger::Gathered Debugger::gather(const std::vector<RankInfo>& targets, std::s
                                     const std::vector<std::uint8_t>& data) {
   Gathered out;
   if (!channels_ || targets.empty()) return out;
+  std::string treeFailure;
   if (useTree && targets.size() > 1) {
     ccs::ForwardRequest request;
     request.deadline = requestTimeout;
@@ -383,13 +384,17 @@ Debugger::Gathered Debugger::gather(const std::vector<RankInfo>& targets, std::s
       for (const auto& m : reply->missing) out.missing[m.pe] = m.reason;
       return out;
     }
-    notify_("forwarding tree failed (" + (reply ? *reply->error : reply.error().message) +
-            "); asking each rank directly");
+    treeFailure = reply ? *reply->error : reply.error().message;
   }
   for (auto& [rank, reply] : channels_->query(targets, handler, data, requestTimeout)) {
     if (reply) out.byRank[rank] = std::move(*reply);
     else out.missing[rank] = reply.error().message;
   }
+  // A gateway that does not answer directly either has ended or is ending
+  // (the job finishing): its own entry in `missing` says so, and the tree's
+  // failure is no news. Otherwise the tree failed on its own: said.
+  if (!treeFailure.empty() && !out.missing.count(targets.front().rank))
+    notify_("forwarding tree failed (" + treeFailure + "); asked each rank directly");
   return out;
 }
 
