@@ -17,8 +17,8 @@ constexpr std::array<std::string_view, kCollClassCount> kCollNames = {
     "MPI_Gatherv",  "MPI_Scan",      "MPI_Scatter",        "MPI_Scatterv"};
 constexpr std::array<std::string_view, 4> kStateNames = {"running", "frozen", "in-mpi",
                                                          "finalized"};
-constexpr std::array<std::string_view, 7> kEventKinds = {"finalized", "exited",     "signal",   "abort",
-                                                          "breakpoint", "stopped", "violation"};
+constexpr std::array<std::string_view, 8> kEventKinds = {"finalized", "exited",     "signal",   "abort",
+                                                          "breakpoint", "stopped", "violation", "notice"};
 
 
 std::string joinCounts(const std::array<std::uint64_t, kCollClassCount>& counts) {

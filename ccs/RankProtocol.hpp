@@ -194,6 +194,10 @@ struct Event {
     /// MPI_Bcast(comm=MPI_COMM_WORLD) ...; needs MPI_THREAD_SERIALIZED",
     /// `code` the level needed. Sent once per kind and call pair per rank.
     Violation,
+    /// A diagnostic of the rank's runtime, `text` ("replay diverged in
+    /// MPI_Recv at ..."): shown by the front end instead of being written on
+    /// the application's stderr.
+    Notice,
   };
   Kind kind = Kind::Exited;
   std::int32_t code = 0;

@@ -255,7 +255,7 @@ class GdbServerWatch {
   }
 
  private:
-  void log(const std::string& line) const { std::fprintf(stderr, "mpidbg-rt: rank %d: %s\n", rank_, line.c_str()); }
+  void log(const std::string& line) const { tell(rank_, line); }
 
   void answer(Expected<Listening> value) {
     if (answered_) return;

@@ -94,8 +94,7 @@ void writeOutLocked(Decisions& d) noexcept {
     const ssize_t n = ::write(d.fd, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      std::fprintf(stderr, "mpidbg-rt: rank %d: recording stopped: cannot write %s: %s\n", d.rank,
-                   d.recordPath.c_str(), std::strerror(errno));
+      tell(d.rank, "recording stopped: cannot write " + d.recordPath + ": " + std::strerror(errno));
       ::close(d.fd);
       d.fd = -1;
       __atomic_and_fetch(&gDecisions, ~kRecording, __ATOMIC_RELAXED);
@@ -158,8 +157,7 @@ void startRecording(Decisions& d, const char* dir) {
   d.recordPath = rankFile(dir, d.rank);
   d.fd = ::open(d.recordPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (d.fd < 0) {
-    std::fprintf(stderr, "mpidbg-rt: rank %d: not recording: cannot create %s: %s\n", d.rank,
-                 d.recordPath.c_str(), std::strerror(errno));
+    tell(d.rank, "not recording: cannot create " + d.recordPath + ": " + std::strerror(errno));
     return;
   }
   d.encoder = std::make_unique<record::Encoder>(d.rank, d.size);
@@ -237,11 +235,11 @@ void diverge(const std::string& call, const std::string& why) noexcept {
       d.diverged = text;
     }
     __atomic_and_fetch(&gDecisions, ~kReplaying, __ATOMIC_RELAXED);
-    std::fprintf(stderr, "mpidbg-rt: rank %d: replay diverged in %s at %s\n", d.rank, call.c_str(), text.c_str());
     if (Runtime* rt = Runtime::attached()) {
-      Control::instance().divergence(*rt, call, text);
+      Control::instance().divergence(*rt, call, text);  // its stop event tells the front end
       return;
     }
+    std::fprintf(stderr, "mpidbg-rt: rank %d: replay diverged in %s at %s\n", d.rank, call.c_str(), text.c_str());
   } catch (...) {
     std::fprintf(stderr, "mpidbg-rt: replay diverged\n");
   }

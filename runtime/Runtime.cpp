@@ -282,9 +282,7 @@ Expected<void> Runtime::startServer(const std::vector<std::uint8_t>& key, const 
   } else {
     return fail("bad MPIDBG_CCS_SECURITY '" + security + "' (expected tls or plain)");
   }
-  options.log = [rank = rank_](const std::string& line) {
-    std::fprintf(stderr, "mpidbg-rt: rank %d: %s\n", rank, line.c_str());
-  };
+  options.log = [this](const std::string& line) { tell(line); };  // the front end's, once it listens
   const ccs::Security serverSecurity = options.security;
   auto server = ccs::Server::create(std::move(options));
   if (!server) return fail("cannot start the CCS server: " + server.error().message);
@@ -317,7 +315,7 @@ Expected<void> Runtime::registerWith(const ccs::Endpoint& where) {
     reg.node = pmix.node;
     const std::string why = publishPmixEndpoint(pmix, reg.host + ":" + std::to_string(reg.port));
     reg.pmixPublished = why.empty();
-    if (!why.empty()) std::fprintf(stderr, "mpidbg-rt: rank %d: PMIx: endpoint not published: %s\n", rank_, why.c_str());
+    if (!why.empty()) tell("PMIx: endpoint not published: " + why);
   }
   const std::string unsigned_ = ccs::proto::encode(reg, false);
   std::vector<std::uint8_t> macInput = *challenge;
@@ -517,9 +515,7 @@ Expected<void> Runtime::installForwarder(const ccs::Security& security) {
     options.mergeTable.add(std::string(handler), ccs::MergeRule::Concatenate);
   // Children of one node are contacted in parallel: fan-out workers suffice.
   options.maxThreads = ccs::kDefaultFanOut + 1;
-  options.log = [rank = rank_](const std::string& line) {
-    std::fprintf(stderr, "mpidbg-rt: rank %d: %s\n", rank, line.c_str());
-  };
+  options.log = [this](const std::string& line) { tell(line); };  // the front end's, once it listens
   auto forwarder = ccs::Forwarder::install(*server_, std::move(options));
   if (!forwarder) return fail("cannot start the forwarding tree: " + forwarder.error().message);
   forwarder_ = std::move(*forwarder);
@@ -574,6 +570,28 @@ void Runtime::resume() noexcept {
 
 void Runtime::waitWhileFrozen() noexcept {
   while (frozen_.load(std::memory_order_acquire)) frozen_.wait(true, std::memory_order_acquire);
+}
+
+void Runtime::tell(const std::string& text) noexcept {
+  if (events_.fd() >= 0 && !events_.lost()) {
+    try {
+      ccs::proto::Event event;
+      event.kind = ccs::proto::Event::Kind::Notice;
+      event.text = text;
+      events_.send(rank_, event);
+      if (!events_.lost()) return;
+    } catch (...) {
+    }
+  }
+  std::fprintf(stderr, "mpidbg-rt: rank %d: %s\n", rank_, text.c_str());
+}
+
+void tell(std::int32_t rank, const std::string& text) noexcept {
+  if (Runtime* rt = gAttached.load(std::memory_order_acquire)) {
+    rt->tell(text);
+    return;
+  }
+  std::fprintf(stderr, "mpidbg-rt: rank %d: %s\n", rank, text.c_str());
 }
 
 void Runtime::markFinalized() noexcept {

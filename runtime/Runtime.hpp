@@ -30,6 +30,10 @@ class Runtime;
 /// thread can use it until the process is gone.
 extern std::atomic<Runtime*> gAttached;
 
+/// Runtime::tell on the attached runtime; without one, on stderr as rank
+/// `rank`'s ("mpidbg-rt: rank N: TEXT").
+void tell(std::int32_t rank, const std::string& text) noexcept;
+
 /// The process's current-call record (Runtime::currentCall) and collective
 /// history (Runtime::history). Static and constant-initialized, so the MPI
 /// fast path (CallScope.hpp) addresses them PC-relative instead of through
@@ -104,6 +108,11 @@ class Runtime {
   /// The rank's MPI_Test* streak (polling).
   PollWatch& polls() noexcept { return polls_; }
   EventChannel& events() noexcept { return events_; }
+
+  /// A diagnostic of the runtime: to the front end as a Notice event while
+  /// one listens, else on stderr as "mpidbg-rt: rank N: TEXT". Any thread
+  /// but signal handlers (it allocates).
+  void tell(const std::string& text) noexcept;
 
   /// Counts one intercepted MPI call (root.call_count); returns the count
   /// including it.

@@ -109,7 +109,12 @@ void Job::applyEvent(int rank, const ccs::proto::Event& event) {
   if ((event.kind == Kind::Breakpoint || event.kind == Kind::Stopped) && event.stop != 0 &&
       event.stop <= info.releasedStop)
     return;
+  if (event.kind == Kind::Notice) {  // words, no change of state
+    notify("[" + std::to_string(rank) + "] mpidbg-rt: " + event.text);
+    return;
+  }
   switch (event.kind) {
+    case Kind::Notice: break;
     case Kind::Finalized:
       if (info.life == RankLife::Live) info.life = RankLife::Finalized;
       break;

@@ -99,7 +99,8 @@ case_gdb_remote_unused_gdbserver_is_stopped() {
   check_contains "$reply" "pid=$pid" "the runtime's reply" &&
   check_contains "$alive" "yes" "gdbserver running after the reply (pid '$server')" &&
   { [ -z "$after" ] || { echo "    gdbserver not stopped after the connect bound: $after"; false; }; } &&
-  check_contains "$err" "mpidbg-rt: rank 1: no gdb connected to gdbserver (pid $server" "the rank's log" &&
+  check_contains "$out" "[1] mpidbg-rt: no gdb connected to gdbserver (pid $server" "the rank's words, told to the front end" &&
+  check_not_contains "$err" "no gdb connected" "stderr" &&
   check_contains "$out" "[1] frozen" "status after (the rank keeps serving)"
 }
 
