@@ -209,7 +209,9 @@ TEST_CASE("registration round trip", "[ccs][proto]") {
 }
 
 TEST_CASE("event round trips", "[ccs][proto]") {
-  std::vector<Event> events(4);
+  std::vector<Event> events(5);
+  events[4].kind = Event::Kind::Notice;  // a runtime diagnostic: text only
+  events[4].text = kRankNasty;
   events[0].kind = Event::Kind::Finalized;
   events[1].kind = Event::Kind::Exited;
   events[1].code = 3;
