@@ -513,10 +513,58 @@ class Analyzer {
   /// Tarjan's strongly connected components over the edges between blocked
   /// ranks; each non-trivial component is reported by one shortest cycle
   /// through its lowest rank.
+  /// The blocked ranks that may still return from their wait (issue 23
+  /// item 5, OR-waits): a rank not blocked may act (it computes, is held by
+  /// the debugger, has not started, could not be read) unless it is done
+  /// with MPI (finalizing, ended); a blocked rank may return when what it
+  /// waits for may come: for one wait (the edges with one `why`), any of its
+  /// ranks when it is a wildcard receive (MPI_ANY_SOURCE), all of them
+  /// otherwise; over its waits, any one in MPI_Waitany/Testany/Waitsome/
+  /// Testsome, all of them else. A fixed point: a cycle through a wildcard
+  /// wait that a held or computing rank may answer is no deadlock (HPCC's
+  /// MPI_Testany on MPI_Irecv(MPI_ANY_SOURCE) with one rank frozen).
+  std::set<int> mayReturn() {
+    std::set<int> may;
+    for (const auto& [rank, node] : nodes_)
+      if (node.kind != Kind::Blocked && node.kind != Kind::Finalize && node.kind != Kind::Ended) may.insert(rank);
+    auto mayAct = [&](int r) { return may.count(r) || !nodes_.count(r); };  // a rank not read at all: unknown
+    std::map<int, std::map<std::string, std::pair<bool, std::vector<int>>>> waits;  // from -> why -> (or, to)
+    for (const auto& e : v_.edges) {
+      if (nodes_[e.from].kind != Kind::Blocked) continue;
+      auto& w = waits[e.from][e.why];
+      w.first = w.first || e.anySource;
+      w.second.push_back(e.to);
+    }
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const auto& [rank, byWhy] : waits) {
+        if (may.count(rank)) continue;
+        const Node& node = nodes_[rank];
+        const std::string fn = node.q && node.q->call ? node.q->call->function : "";
+        const bool anyOf = fn == "MPI_Waitany" || fn == "MPI_Testany" || fn == "MPI_Waitsome" || fn == "MPI_Testsome";
+        bool returns = !anyOf;
+        for (const auto& [why, w] : byWhy) {
+          const bool comes = w.first ? std::any_of(w.second.begin(), w.second.end(), mayAct)
+                                     : std::all_of(w.second.begin(), w.second.end(), mayAct);
+          returns = anyOf ? returns || comes : returns && comes;
+        }
+        if (returns) {
+          may.insert(rank);
+          changed = true;
+        }
+      }
+    }
+    return may;
+  }
+
   void findCycles() {
+    // Only ranks that cannot return can close a deadlock.
+    const std::set<int> may = mayReturn();
     std::map<int, std::set<int>> adj;
     for (const auto& e : v_.edges)
-      if (nodes_[e.from].kind == Kind::Blocked && nodes_[e.to].kind == Kind::Blocked) adj[e.from].insert(e.to);
+      if (nodes_[e.from].kind == Kind::Blocked && nodes_[e.to].kind == Kind::Blocked && !may.count(e.from) &&
+          !may.count(e.to))
+        adj[e.from].insert(e.to);
     std::map<int, int> index, low;
     std::vector<int> stack;
     std::set<int> onStack;

@@ -104,6 +104,24 @@ case_apps_hpcc_succeeds_and_stops_at_a_breakpoint() {
   check_matches "$(section status)" '^\[0-3\] stopped at breakpoint 1 at MPI_Alltoall\(' "status (every rank at the breakpoint)"
 }
 
+case_apps_hpcc_wildcard_waits_on_a_held_rank_are_no_deadlock() {
+  apps_need hpcc mpirun.openmpi || return 1
+  # RandomAccess: every rank waits on an MPI_Irecv(MPI_ANY_SOURCE) with
+  # MPI_Testany/MPI_Waitany. Rank 1 held at its first MPI_Testany while the
+  # others go on: they wait for any rank, and rank 1 may still send, so this
+  # is no deadlock (session 18's verdict said "Deadlock: cycle 0 -> 2 -> 0").
+  local dir="$work/hpcc-held"
+  mkdir -p "$dir"
+  sed -e '6s/^1000 /200  /' /usr/share/doc/hpcc/examples/_hpccinf.txt >"$dir/hpccinf.txt"
+  run_mpidbg 120 -ex 'break MPI_Testany' -ex run -ex 'wait 30' -ex 'wait 30' -ex delete -ex 'continue 0,2-3' \
+    -ex 'wait 10' -ex 'wait 10' -ex hang -ex kill -- "${apps_ompi[@]}" -wdir "$dir" -n 4 hpcc
+  check_rc 0 &&
+  check_contains "$(section hang)" "  [1] held: breakpoint 1 at MPI_Testany(count=1)" "hang" &&
+  check_matches "$(section hang)" '^  \[0\] -> \[1-3\]  in MPI_(Waitany|Testany): MPI_Irecv\(source=MPI_ANY_SOURCE, tag=MPI_ANY_TAG, count=1024\)' "hang (rank 0 waits for any rank)" &&
+  check_contains "$(section hang)" "No hang of the program: ranks [0,2-3] wait for rank 1, which is stopped at breakpoint 1 at MPI_Testany(count=1) (continue 1)." "hang" &&
+  check_not_contains "$out" "Deadlock" "hang"
+}
+
 case_apps_mpb_same_bands_under_mpidbg() {
   apps_need mpb-mpi mpirun.openmpi || return 1
   local plain

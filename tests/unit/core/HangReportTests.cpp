@@ -995,3 +995,63 @@ TEST_CASE("queues: messages sent to a rank and not received are listed under its
   const HangInput none = tagMismatchInput(2, 2);
   CHECK(renderQueues(none.ranks, {}).find("not received") == std::string::npos);
 }
+
+namespace {
+
+/// Four ranks; those in `blocked` wait in MPI_Waitany on one
+/// MPI_Irecv(MPI_ANY_SOURCE) each (HPCC's RandomAccess); rank 1 is `rank1`.
+HangInput wildcardRing(const std::set<int>& blocked, std::optional<proto::RankQueues> rank1) {
+  HangInput in;
+  in.worldSize = 4;
+  for (int r = 0; r < 4; ++r) {
+    if (r == 1 && rank1) {
+      in.ranks.push_back(*rank1);
+      continue;
+    }
+    if (!blocked.count(r)) continue;
+    proto::RankQueues q = rank(r, 4, 0, plainCall("MPI_Waitany"));
+    proto::PendingOp irecv = irecvOp(-1, -1, 1024, 0x2c000000u + static_cast<unsigned>(r), true);
+    irecv.active = true;
+    q.comms[0].recvs.push_back(irecv);
+    q.waitingOn = {irecv.request};
+    in.ranks.push_back(q);
+  }
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("hang: wildcard waits close a deadlock only when every possible sender is stuck", "[hang][or-wait]") {
+  SECTION("one possible sender held by the debugger: no deadlock, no hang of the program") {
+    proto::RankQueues held = rank(1, 4, 0, plainCall("MPI_Testany"));
+    held.held = "breakpoint 1 at MPI_Testany(count=1)";
+    const HangVerdict v = analyzeHang(wildcardRing({0, 2, 3}, held));
+    CHECK(v.cycles.empty());
+    CHECK(v.onlyHeld);
+    CHECK(renderHang(v).find("No hang of the program: ranks [0,2-3] wait for rank 1") != std::string::npos);
+    CHECK(renderHang(v).find("Deadlock") == std::string::npos);
+  }
+  SECTION("one possible sender computing: no deadlock") {
+    const HangVerdict v = analyzeHang(wildcardRing({0, 2, 3}, rank(1, 4, 0, std::nullopt)));
+    CHECK(v.cycles.empty());
+  }
+  SECTION("every possible sender blocked the same way: a knot, a deadlock") {
+    const HangVerdict v = analyzeHang(wildcardRing({0, 1, 2, 3}, std::nullopt));
+    REQUIRE(v.cycles.size() == 1);
+    CHECK(v.cycles[0].front() == 0);
+  }
+  SECTION("the other senders done with MPI: still a deadlock among the blocked") {
+    proto::RankQueues done = rank(1, 4, 0, finalizeCall());
+    done.phase = proto::MpiPhase::Finalizing;
+    const HangVerdict v = analyzeHang(wildcardRing({0, 2, 3}, done));
+    CHECK(v.cycles.size() == 1);
+  }
+  SECTION("a specific receive from a rank that may return is no deadlock either") {
+    HangInput in = wildcardRing({0, 2, 3}, rank(1, 4, 0, std::nullopt));
+    // Rank 0 now waits for rank 2 only, which may return (rank 1 computes).
+    in.ranks[0].call = p2p("MPI_Recv", "source", 2, 0);
+    in.ranks[0].comms[0].recvs.clear();
+    in.ranks[0].waitingOn.clear();
+    CHECK(analyzeHang(in).cycles.empty());
+  }
+}
