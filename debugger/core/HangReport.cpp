@@ -383,7 +383,11 @@ class Analyzer {
           if (op.kind == proto::PendingOp::Kind::Collective)
             waitCollective(rank, c, op.collSeq, op.function, op.peer, opWhy);
           else
-            waitPeer(rank, q, c.state.handle, op.peer, opWhy, op.kind == proto::PendingOp::Kind::Recv);
+          {
+            const bool receive = op.kind == proto::PendingOp::Kind::Recv;
+            waitPeer(rank, q, c.state.handle, op.peer, opWhy, receive);
+            if (counterpartPosted(rank, c, op.peer, op.tag, receive)) matched_.insert({rank, opWhy});
+          }
         };
         for (const auto& op : c.sends) consider(op);
         for (const auto& op : c.recvs) consider(op);
@@ -394,7 +398,14 @@ class Analyzer {
       return;
     }
     if (call.peerRole == "source" || call.peerRole == "dest")
-      waitPeer(rank, q, call.comm, call.peer, why, call.peerRole == "source");
+    {
+      const bool receive = call.peerRole == "source";
+      waitPeer(rank, q, call.comm, call.peer, why, receive);
+      // MPI_Sendrecv* publishes its receive only: its send half is not matched here.
+      if (const proto::CommQueues* c = commOf(q, call.comm);
+          c && counterpartPosted(rank, *c, call.peer, call.hasTag ? call.tag : -1, receive))
+        matched_.insert({rank, why});
+    }
     else if (call.peerRole == "target" && waitLockHolders(rank, q, call, why))
       return;
     else if (!q.comms.empty())  // read with its MPI state (not from frames), and no rule says whom it waits for
@@ -513,6 +524,42 @@ class Analyzer {
   /// Tarjan's strongly connected components over the edges between blocked
   /// ranks; each non-trivial component is reported by one shortest cycle
   /// through its lowest rank.
+  /// True when the other half of `rank`'s point-to-point operation on its
+  /// communicator `comm` with `peer` (a rank of it, -1 any source) and `tag`
+  /// (-1 any tag) is already there, so MPI completes it as the ranks make
+  /// progress, whatever they call next (issue 23 item 5): for a receive
+  /// (`receive`), a possible sender's send to it that is pending or blocking,
+  /// or a message it sent and this rank has not received (on its way: the
+  /// message counts); for a send, the destination's pending or blocking
+  /// receive that matches it. Tags must match unless one side is
+  /// MPI_ANY_TAG; a synchronous send still needs the receive, and has it.
+  bool counterpartPosted(int rank, const proto::CommQueues& comm, int peer, int tag, bool receive) {
+    if (peer < -1 || comm.state.localRank < 0) return false;
+    const proto::CommIdentity id = proto::identityOf(comm.state);
+    const int self = comm.state.localRank;
+    std::vector<int> others;
+    if (peer >= 0) others.push_back(worldOf(comm, peer, in_.worldSize));
+    else others = membersOf(comm, in_.worldSize);
+    for (int other : others) {
+      const auto it = nodes_.find(other);
+      if (other == rank || it == nodes_.end() || !it->second.q || !it->second.q->error.empty()) continue;
+      const proto::RankQueues& x = *it->second.q;
+      const proto::CommQueues* xc = commById(x, id);
+      if (!xc) continue;
+      const auto& ops = receive ? xc->sends : xc->recvs;
+      for (const proto::PendingOp& op : ops) {
+        if (!op.active) continue;
+        const bool peerFits = receive ? op.peer == self : (op.peer == self || op.peer == -1);
+        const bool tagFits = tag == -1 || op.tag == -1 || op.tag == tag;
+        if (peerFits && tagFits) return true;
+      }
+      if (receive && nodes_.count(rank) && nodes_[rank].q)
+        for (const Unreceived& u : notReceived(*nodes_[rank].q, comm, x, *xc, false))
+          if (tag == -1 || u.tag == tag) return true;
+    }
+    return false;
+  }
+
   /// The blocked ranks that may still return from their wait (issue 23
   /// item 5, OR-waits): a rank not blocked may act (it computes, is held by
   /// the debugger, has not started, could not be read) unless it is done
@@ -544,8 +591,9 @@ class Analyzer {
         const bool anyOf = fn == "MPI_Waitany" || fn == "MPI_Testany" || fn == "MPI_Waitsome" || fn == "MPI_Testsome";
         bool returns = !anyOf;
         for (const auto& [why, w] : byWhy) {
-          const bool comes = w.first ? std::any_of(w.second.begin(), w.second.end(), mayAct)
-                                     : std::all_of(w.second.begin(), w.second.end(), mayAct);
+          const bool comes = matched_.count({rank, why}) ||
+                             (w.first ? std::any_of(w.second.begin(), w.second.end(), mayAct)
+                                      : std::all_of(w.second.begin(), w.second.end(), mayAct));
           returns = anyOf ? returns || comes : returns && comes;
         }
         if (returns) {
@@ -881,6 +929,8 @@ class Analyzer {
   HangVerdict v_;
   std::map<int, Node> nodes_;
   std::set<int> dead_, mismatched_, inCycle_, lagging_;
+  /// (rank, why) of the waits whose other half is already there (counterpartPosted).
+  std::set<std::pair<int, std::string>> matched_;
 };
 
 }  // namespace
