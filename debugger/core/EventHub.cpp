@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <span>
 
 #include "ccs/Auth.hpp"
@@ -103,6 +104,62 @@ void EventHub::setLauncher(Launcher* launcher) { launcher_ = launcher; }
 void EventHub::run() {
   std::map<int, std::unique_ptr<Channel>> channels;  // by fd
   bool launcherReported = false;
+
+  // Reads what `ch` has (one recv, or with `drain` every byte there without
+  // blocking) and acts on its frames; false when the channel must close.
+  auto readChannel = [&](Channel& ch, bool drain) -> bool {
+    while (true) {
+      std::uint8_t buf[4096];
+      const ssize_t n = ::recv(ch.fd.get(), buf, sizeof buf, drain ? MSG_DONTWAIT : 0);
+      if (n < 0 && drain && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+      if (n <= 0) return false;
+      std::span<const std::uint8_t> input(buf, static_cast<std::size_t>(n));
+      while (!input.empty()) {
+        auto frame = ch.parser.feed(input);
+        if (!frame) {
+          log_("event channel of " + (ch.rank >= 0 ? "rank " + std::to_string(ch.rank) : "an unregistered peer") +
+               ": " + frame.error().message);
+          return false;
+        }
+        if (!*frame) break;
+        const std::string text((*frame)->data.begin(), (*frame)->data.end());
+        if (ch.rank < 0) {
+          if ((*frame)->handler != proto::kRegisterHandler) {
+            log_("event channel: expected a registration, got '" + (*frame)->handler + "'");
+            return false;
+          }
+          auto reg = proto::decodeRegistration(text);
+          if (!reg) {
+            log_("rejected a registration: " + reg.error().message);
+            return false;
+          }
+          std::vector<std::uint8_t> macInput = ch.challenge;
+          const std::string body = withoutMacLine(text);
+          macInput.insert(macInput.end(), body.begin(), body.end());
+          if (!ccs::constantTimeEqual(ccs::hmacSha256Hex(key_, macInput), reg->mac)) {
+            log_("rejected a registration claiming rank " + std::to_string(reg->rank) +
+                 ": bad MAC (wrong session key?)");
+            return false;
+          }
+          if (auto added = job_.addRank(*reg); !added) {
+            log_("rejected a registration: " + added.error().message);
+            return false;
+          }
+          ch.rank = reg->rank;
+        } else if ((*frame)->handler == proto::kEventHandler) {
+          if (auto event = proto::decodeEvent(text)) job_.applyEvent(ch.rank, *event);
+          else log_("rank " + std::to_string(ch.rank) + " sent a bad event: " + event.error().message);
+        }
+      }
+      if (!drain) return true;
+    }
+  };
+  auto closeChannel = [&](int fd) {
+    Channel& ch = *channels[fd];
+    if (ch.rank >= 0) job_.channelClosed(ch.rank);
+    channels.erase(fd);
+  };
+
   while (!stop_) {
     std::vector<pollfd> fds;
     fds.push_back({wakeRead_.get(), POLLIN, 0});
@@ -111,12 +168,11 @@ void EventHub::run() {
     ::poll(fds.data(), fds.size(), 100);
     if (stop_) break;
 
-    if (Launcher* launcher = launcher_.load(); launcher != nullptr && !launcherReported) {
-      if (auto status = launcher->poll()) {
-        job_.launcherEnded(*status);
-        launcherReported = true;
-      }
-    }
+    // The launcher's end is looked at first and reported last: what its
+    // ranks sent before they ended (a fatal signal, an exit code) is in the
+    // channels by then, and is read and reported before the job's end.
+    std::optional<ExitStatus> ended;
+    if (Launcher* launcher = launcher_.load(); launcher != nullptr && !launcherReported) ended = launcher->poll();
 
     if (fds[1].revents & POLLIN) {
       while (true) {
@@ -138,58 +194,17 @@ void EventHub::run() {
     }
 
     for (std::size_t i = 2; i < fds.size(); ++i) {
-      if (fds[i].revents == 0) continue;
-      Channel& ch = *channels[fds[i].fd];
-      std::uint8_t buf[4096];
-      const ssize_t n = ::recv(ch.fd.get(), buf, sizeof buf, 0);
-      bool close = n <= 0;
-      std::span<const std::uint8_t> input(buf, n > 0 ? static_cast<std::size_t>(n) : 0);
-      while (!close && !input.empty()) {
-        auto frame = ch.parser.feed(input);
-        if (!frame) {
-          log_("event channel of " + (ch.rank >= 0 ? "rank " + std::to_string(ch.rank) : "an unregistered peer") +
-               ": " + frame.error().message);
-          close = true;
-          break;
-        }
-        if (!*frame) break;
-        const std::string text((*frame)->data.begin(), (*frame)->data.end());
-        if (ch.rank < 0) {
-          if ((*frame)->handler != proto::kRegisterHandler) {
-            log_("event channel: expected a registration, got '" + (*frame)->handler + "'");
-            close = true;
-            break;
-          }
-          auto reg = proto::decodeRegistration(text);
-          if (!reg) {
-            log_("rejected a registration: " + reg.error().message);
-            close = true;
-            break;
-          }
-          std::vector<std::uint8_t> macInput = ch.challenge;
-          const std::string body = withoutMacLine(text);
-          macInput.insert(macInput.end(), body.begin(), body.end());
-          if (!ccs::constantTimeEqual(ccs::hmacSha256Hex(key_, macInput), reg->mac)) {
-            log_("rejected a registration claiming rank " + std::to_string(reg->rank) +
-                 ": bad MAC (wrong session key?)");
-            close = true;
-            break;
-          }
-          if (auto added = job_.addRank(*reg); !added) {
-            log_("rejected a registration: " + added.error().message);
-            close = true;
-            break;
-          }
-          ch.rank = reg->rank;
-        } else if ((*frame)->handler == proto::kEventHandler) {
-          if (auto event = proto::decodeEvent(text)) job_.applyEvent(ch.rank, *event);
-          else log_("rank " + std::to_string(ch.rank) + " sent a bad event: " + event.error().message);
-        }
-      }
-      if (close) {
-        if (ch.rank >= 0) job_.channelClosed(ch.rank);
-        channels.erase(fds[i].fd);
-      }
+      if (fds[i].revents == 0 || !channels.count(fds[i].fd)) continue;
+      if (!readChannel(*channels[fds[i].fd], false)) closeChannel(fds[i].fd);
+    }
+
+    if (ended) {
+      std::vector<int> open;
+      for (const auto& [fd, ch] : channels) open.push_back(fd);
+      for (int fd : open)
+        if (!readChannel(*channels[fd], true)) closeChannel(fd);
+      job_.launcherEnded(*ended);
+      launcherReported = true;
     }
   }
 }
