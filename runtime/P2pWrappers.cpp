@@ -57,6 +57,17 @@ int receiveCounted(MPI_Comm comm, MPI_Status* status, Receive receive) {
   return rc;
 }
 
+/// The counting of one MPI_Sendrecv*: its send on entry, its receive as
+/// receiveCounted or countReceived count one, around `call(status)`.
+template <typename Call>
+int sendReceiveCounted(MPI_Comm comm, int dest, int sendtag, int source, int recvtag, MpiFunction function,
+                       MPI_Status* status, Call call) {
+  countSent(comm, dest, sendtag, function);
+  if ((source | recvtag) < 0) return receiveCounted(comm, status, call);
+  countReceived(comm, source, recvtag);
+  return call(status);
+}
+
 }  // namespace
 
 // Sends and receives: the fast path (CallScope.hpp fastEnter), with the
@@ -226,7 +237,6 @@ MPIDBG_EXPORT int MPI_Recv(void* buf, int count, MPI_Datatype datatype, int sour
 MPIDBG_EXPORT int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                                void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                                MPI_Comm comm, MPI_Status* status) {
-  countSent(comm, dest, sendtag, MpiFunction::Sendrecv);
   auto call = [&](MPI_Status* st) {
     if (mpidbg::rt::decisionsOn())
       return mpidbg::rt::decided::sendrecv(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
@@ -234,23 +244,18 @@ MPIDBG_EXPORT int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype 
     return MPI_Sendrecv_slow(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
                              recvtag, comm, st);
   };
-  if ((source | recvtag) < 0) return receiveCounted(comm, status, call);
-  countReceived(comm, source, recvtag);
-  return call(status);
+  return sendReceiveCounted(comm, dest, sendtag, source, recvtag, MpiFunction::Sendrecv, status, call);
 }
 
 MPIDBG_EXPORT int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                                        int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
-  countSent(comm, dest, sendtag, MpiFunction::SendrecvReplace);
   auto call = [&](MPI_Status* st) {
     if (mpidbg::rt::decisionsOn())
       return mpidbg::rt::decided::sendrecvReplace(buf, count, datatype, dest, sendtag, source, recvtag, comm, st,
                                                   MPI_Sendrecv_replace_slow);
     return MPI_Sendrecv_replace_slow(buf, count, datatype, dest, sendtag, source, recvtag, comm, st);
   };
-  if ((source | recvtag) < 0) return receiveCounted(comm, status, call);
-  countReceived(comm, source, recvtag);
-  return call(status);
+  return sendReceiveCounted(comm, dest, sendtag, source, recvtag, MpiFunction::SendrecvReplace, status, call);
 }
 
 MPIDBG_EXPORT int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status* status) {
@@ -379,29 +384,23 @@ MPIDBG_EXPORT int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype datatype, 
 MPIDBG_EXPORT int MPI_Sendrecv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
                                  int sendtag, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source,
                                  int recvtag, MPI_Comm comm, MPI_Status* status) {
-  countSent(comm, dest, sendtag, MpiFunction::SendrecvC);
   auto call = [&](MPI_Status* st) {
     CallScope scope(MpiFunction::SendrecvC, comm, PeerRole::Source, source, true, recvtag,
                     mpidbg::rt::smallCount(sendcount), dest);
     return PMPI_Sendrecv_c(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
                            recvtag, comm, st);
   };
-  if ((source | recvtag) < 0) return receiveCounted(comm, status, call);
-  countReceived(comm, source, recvtag);
-  return call(status);
+  return sendReceiveCounted(comm, dest, sendtag, source, recvtag, MpiFunction::SendrecvC, status, call);
 }
 
 MPIDBG_EXPORT int MPI_Sendrecv_replace_c(void* buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag,
                                          int source, int recvtag, MPI_Comm comm, MPI_Status* status) {
-  countSent(comm, dest, sendtag, MpiFunction::SendrecvReplaceC);
   auto call = [&](MPI_Status* st) {
     CallScope scope(MpiFunction::SendrecvReplaceC, comm, PeerRole::Source, source, true, recvtag,
                     mpidbg::rt::smallCount(count), dest);
     return PMPI_Sendrecv_replace_c(buf, count, datatype, dest, sendtag, source, recvtag, comm, st);
   };
-  if ((source | recvtag) < 0) return receiveCounted(comm, status, call);
-  countReceived(comm, source, recvtag);
-  return call(status);
+  return sendReceiveCounted(comm, dest, sendtag, source, recvtag, MpiFunction::SendrecvReplaceC, status, call);
 }
 
 MPIDBG_EXPORT int MPI_Mrecv_c(void* buf, MPI_Count count, MPI_Datatype datatype, MPI_Message* message,
