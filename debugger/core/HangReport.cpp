@@ -99,10 +99,9 @@ struct Unreceived {
 /// received, per tag, by their message counts. Blocking sends count on
 /// entry: the one `sender` is inside is not counted as sent. Left out: every
 /// tag when either rank's counts are partial or the sender is inside an
-/// MPI_Sendrecv*; a tag the receiver may have
-/// received unseen (a receive with an unknown sender for that tag or any
-/// tag); with `leaveOutPending`, a tag a pending receive of the receiver
-/// would take.
+/// MPI_Sendrecv*; a tag the receiver may have received unseen (a receive
+/// with an unknown sender for that tag or any tag); with `leaveOutPending`,
+/// a tag a pending receive of the receiver would take.
 std::vector<Unreceived> notReceived(const proto::RankQueues& receiver, const proto::CommQueues& rc,
                                     const proto::RankQueues& sender, const proto::CommQueues& sc,
                                     bool leaveOutPending) {
@@ -380,10 +379,9 @@ class Analyzer {
             dead_.insert(rank);
             return;
           }
-          if (op.kind == proto::PendingOp::Kind::Collective)
+          if (op.kind == proto::PendingOp::Kind::Collective) {
             waitCollective(rank, c, op.collSeq, op.function, op.peer, opWhy);
-          else
-          {
+          } else {
             const bool receive = op.kind == proto::PendingOp::Kind::Recv;
             waitPeer(rank, q, c.state.handle, op.peer, opWhy, receive);
             if (counterpartPosted(rank, c, op.peer, op.tag, receive)) matched_.insert({rank, opWhy});
@@ -397,16 +395,14 @@ class Analyzer {
       else if (call.polling) nodes_[rank].state = pollPhrase(call, polled);
       return;
     }
-    if (call.peerRole == "source" || call.peerRole == "dest")
-    {
+    if (call.peerRole == "source" || call.peerRole == "dest") {
       const bool receive = call.peerRole == "source";
       waitPeer(rank, q, call.comm, call.peer, why, receive);
       // MPI_Sendrecv* publishes its receive only: its send half is not matched here.
       if (const proto::CommQueues* c = commOf(q, call.comm);
           c && counterpartPosted(rank, *c, call.peer, call.hasTag ? call.tag : -1, receive))
         matched_.insert({rank, why});
-    }
-    else if (call.peerRole == "target" && waitLockHolders(rank, q, call, why))
+    } else if (call.peerRole == "target" && waitLockHolders(rank, q, call, why))
       return;
     else if (!q.comms.empty())  // read with its MPI state (not from frames), and no rule says whom it waits for
       v_.unfollowed[rank] = why;  // said, never guessed
@@ -521,9 +517,6 @@ class Analyzer {
     }
   }
 
-  /// Tarjan's strongly connected components over the edges between blocked
-  /// ranks; each non-trivial component is reported by one shortest cycle
-  /// through its lowest rank.
   /// True when the other half of `rank`'s point-to-point operation on its
   /// communicator `comm` with `peer` (a rank of it, -1 any source) and `tag`
   /// (-1 any tag) is already there, so MPI completes it as the ranks make
@@ -605,8 +598,10 @@ class Analyzer {
     return may;
   }
 
+  /// Tarjan's strongly connected components over the edges between blocked
+  /// ranks that cannot return (mayReturn); each non-trivial component is
+  /// reported by one shortest cycle through its lowest rank.
   void findCycles() {
-    // Only ranks that cannot return can close a deadlock.
     const std::set<int> may = mayReturn();
     std::map<int, std::set<int>> adj;
     for (const auto& e : v_.edges)
