@@ -70,14 +70,14 @@ class MessageLedger {
 
   /// The fast paths' counts: true when the message sent to `dest` (received
   /// from `source`) with `tag` on `comm` was counted through `cache` (its key
-  /// is the thread's last one), or is no message (a negative peer or tag);
-  /// false, with nothing counted, otherwise: the slow path then counts it
-  /// with sent() or received(). Calls nothing out of line.
-  [[gnu::always_inline]] static bool sentCached(const Cache& cache, std::uint64_t comm, int dest, int tag) noexcept {
+  /// is the thread's last one) or in the key's home slot (a thread that
+  /// alternates between peers, as a halo exchange does), or is no message (a
+  /// negative peer or tag); false, with nothing counted, otherwise: the slow
+  /// path then counts it with sent() or received(). Calls nothing out of line.
+  [[gnu::always_inline]] bool sentCached(const Cache& cache, std::uint64_t comm, int dest, int tag) noexcept {
     return countCached(cache, comm, dest, tag, Side::Sent);
   }
-  [[gnu::always_inline]] static bool receivedCached(const Cache& cache, std::uint64_t comm, int source,
-                                                    int tag) noexcept {
+  [[gnu::always_inline]] bool receivedCached(const Cache& cache, std::uint64_t comm, int source, int tag) noexcept {
     return countCached(cache, comm, source, tag, Side::Received);
   }
 
@@ -108,11 +108,17 @@ class MessageLedger {
     return static_cast<std::size_t>(((comm + env) * 0x9e3779b97f4a7c15ull) >> 52);
   }
 
-  [[gnu::always_inline]] static bool countCached(const Cache& cache, std::uint64_t comm, int peer, int tag,
-                                                 Side side) noexcept {
+  [[gnu::always_inline]] bool countCached(const Cache& cache, std::uint64_t comm, int peer, int tag,
+                                          Side side) noexcept {
     if ((peer | tag) < 0) return true;
-    if (cache.comm != comm || cache.peer != peer || cache.tag != tag) return false;
-    (side == Side::Sent ? cache.slot->sent : cache.slot->received).fetch_add(1, std::memory_order_relaxed);
+    Slot* slot = cache.slot;
+    if (cache.comm != comm || cache.peer != peer || cache.tag != tag) [[unlikely]] {
+      const std::uint64_t env = envelope(peer, tag);
+      slot = &slots_[home(comm, env)];
+      if (slot->envelope.load(std::memory_order_acquire) != env || slot->comm.load(std::memory_order_relaxed) != comm)
+        return false;
+    }
+    (side == Side::Sent ? slot->sent : slot->received).fetch_add(1, std::memory_order_relaxed);
     return true;
   }
   static void remember(Cache* cache, std::uint64_t comm, int peer, int tag, Slot* slot) noexcept {

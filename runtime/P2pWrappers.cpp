@@ -75,8 +75,8 @@ int sendReceiveCounted(MPI_Comm comm, int dest, int sendtag, int source, int rec
 #define MPIDBG_SEND_WRAPPER(NAME, FUNCTION)                                                            \
   MPIDBG_P2P_WRAPPER(NAME, (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm), \
                      (buf, count, datatype, dest, tag, comm),                                                   \
-                     mpidbg::rt::MessageLedger::sentCached(mpidbg::rt::tCalls.lastMessage,                      \
-                                                           mpidbg::rt::commKey(comm), dest, tag),                 \
+                     mpidbg::rt::gMessages.sentCached(mpidbg::rt::tCalls.lastMessage, mpidbg::rt::commKey(comm),  \
+                                                      dest, tag),                                                \
                      countSent(comm, dest, tag, FUNCTION), FUNCTION, comm, PeerRole::Dest, dest, tag,            \
                      FUNCTION, comm, PeerRole::Dest, dest, true, tag, count)
 
@@ -116,8 +116,8 @@ namespace {
 [[gnu::always_inline]] inline int recvCounted(void* buf, int count, MPI_Datatype datatype, int source, int tag,
                                               MPI_Comm comm, MPI_Status* status) {
   if (!mpidbg::rt::fastEnter(MpiFunction::Recv, comm, PeerRole::Source, source, tag, [&] {
-        return mpidbg::rt::MessageLedger::receivedCached(mpidbg::rt::tCalls.lastMessage, mpidbg::rt::commKey(comm),
-                                                         source, tag);
+        return mpidbg::rt::gMessages.receivedCached(mpidbg::rt::tCalls.lastMessage, mpidbg::rt::commKey(comm), source,
+                                                    tag);
       })) [[unlikely]]
     return recvCountedSlow(buf, count, datatype, source, tag, comm, status);
   const int rc = PMPI_Recv(buf, count, datatype, source, tag, comm, status);

@@ -54,12 +54,14 @@ static double selfsend(long iters) {
   return MPI_Wtime() - start;
 }
 
-/* A real message to itself per MPI_Bsend + MPI_Recv pair on MPI_COMM_SELF
+/* A real message to itself per MPI_Bsend + MPI_Recv pair on MPI_COMM_SELF,
+ * with the tag going round `tags` values (2: every call another key than
+ * the last, as in a halo exchange with two neighbours)
  * (MPI_Bsend, on the same fast path as MPI_Send, completes into the attached
  * buffer; MPICH's MPI_Send to itself waits for the receive): both calls
  * count it in the runtime's message ledger. ITERS pairs, 2 * ITERS
  * intercepted calls. */
-static double selfpair(long iters) {
+static double selfpair(long iters, int tags) {
   int value = 0, size = 0;
   MPI_Pack_size(1, MPI_INT, MPI_COMM_SELF, &size);
   size += MPI_BSEND_OVERHEAD;
@@ -67,8 +69,9 @@ static double selfpair(long iters) {
   MPI_Buffer_attach(buffer, size);
   const double start = MPI_Wtime();
   for (long i = 0; i < iters; ++i) {
-    MPI_Bsend(&value, 1, MPI_INT, 0, 0, MPI_COMM_SELF);
-    MPI_Recv(&value, 1, MPI_INT, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+    const int tag = (int)(i % tags);
+    MPI_Bsend(&value, 1, MPI_INT, 0, tag, MPI_COMM_SELF);
+    MPI_Recv(&value, 1, MPI_INT, 0, tag, MPI_COMM_SELF, MPI_STATUS_IGNORE);
   }
   const double elapsed = MPI_Wtime() - start;
   MPI_Buffer_detach(&buffer, &size);
@@ -103,12 +106,15 @@ int main(int argc, char **argv) {
     elapsed = selfsend(iters);
   } else if (strcmp(mode, "selfpair") == 0 && argc == 3) {
     iters = atol(argv[2]);
-    elapsed = selfpair(iters);
+    elapsed = selfpair(iters, 1);
+  } else if (strcmp(mode, "selfpair2") == 0 && argc == 3) {
+    iters = atol(argv[2]);
+    elapsed = selfpair(iters, 2);
   } else if (strcmp(mode, "selfbarrier") == 0 && argc == 3) {
     iters = atol(argv[2]);
     elapsed = selfbarrier(iters);
   } else {
-    if (rank == 0) fprintf(stderr, "usage: overhead pingpong BYTES ITERS | allreduce ITERS | selfbarrier ITERS | selfsend ITERS | selfpair ITERS\n");
+    if (rank == 0) fprintf(stderr, "usage: overhead pingpong BYTES ITERS | allreduce ITERS | selfbarrier ITERS | selfsend ITERS | selfpair ITERS | selfpair2 ITERS\n");
     MPI_Finalize();
     return 2;
   }
