@@ -133,6 +133,14 @@ std::vector<Unreceived> notReceived(const proto::RankQueues& receiver, const pro
   return out;
 }
 
+/// `op` as a wait in `call` (an MPI_Wait*/Test*) names it: a polling rank's
+/// requests are "waited" only while it is inside a test, and the phrase must
+/// not depend on when the state was read.
+proto::PendingOp waitedOp(const proto::MpiCall& call, proto::PendingOp op) {
+  if (call.polling) op.waited = false;
+  return op;
+}
+
 class Analyzer {
  public:
   explicit Analyzer(const HangInput& in) : in_(in) {}
@@ -366,10 +374,7 @@ class Analyzer {
       for (const auto& c : q.comms) {
         auto consider = [&](const proto::PendingOp& op) {
           if (op.blocking || !(op.waited || named.count(op.request))) return;
-          // A polling rank's requests are "waited" only while it is inside a
-          // test: the phrase must not depend on when the state was read.
-          proto::PendingOp shown = op;
-          if (call.polling) shown.waited = false;
+          const proto::PendingOp shown = waitedOp(call, op);
           polled += (any ? ", " : " on ") + describeOp(shown);
           any = true;
           const std::string opWhy = call.function + ": " + describeOp(shown);
@@ -763,7 +768,7 @@ class Analyzer {
       for (const auto& c : q.comms)
         for (const auto& op : c.recvs)
           if (!op.blocking && op.active && (op.waited || named.count(op.request)))
-            out.push_back({c.state.handle, op.peer, op.tag, call.function + ": " + describeOp(op)});
+            out.push_back({c.state.handle, op.peer, op.tag, call.function + ": " + describeOp(waitedOp(call, op))});
     }
     return out;
   }
