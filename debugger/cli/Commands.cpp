@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "debugger/cli/CharmCommands.hpp"
 #include "debugger/cli/ControlCommands.hpp"
 #include "debugger/cli/JsonOutput.hpp"
 #include "debugger/cli/ListCommands.hpp"
@@ -755,6 +756,32 @@ CommandResult executeLine(Context& context, std::string_view line) {
   const std::string_view name = line.substr(0, space);
   const std::string_view args = space == std::string_view::npos ? std::string_view{} : line.substr(space + 1);
   const Command* cmd = findCommand(name);
+  if (context.charm != nullptr) {
+    // A Charm++ program: its own commands first (by name or alias, or the
+    // command a prefix names), then the MPI table's commands that apply.
+    const Command* charmCmd = nullptr;
+    for (const auto& c : charmCommandTable())
+      if (c.name == name || std::find(c.aliases.begin(), c.aliases.end(), name) != c.aliases.end() ||
+          (cmd != nullptr && c.name == cmd->name))
+        charmCmd = &c;
+    if (charmCmd != nullptr) return charmCmd->execute(context, args);
+    if (cmd != nullptr && charmOnlyMpi(cmd->name))
+      return CommandResult::failure("'" + cmd->name + "' is for MPI jobs: a Charm++ program has no MPI state to "
+                                    "show ('help' lists what works on a Charm++ program)");
+    if (cmd != nullptr && cmd->name == "help") {
+      CommandResult result;
+      const std::string_view topic = trim(args);
+      if (topic.empty()) {
+        result.text = charmCommandListText();
+        return result;
+      }
+      for (const auto& c : charmCommandTable())
+        if (c.name == topic || std::find(c.aliases.begin(), c.aliases.end(), topic) != c.aliases.end()) {
+          result.text = c.syntax + "\n  " + c.summary + " (on a Charm++ program)\n" + c.help + "\n";
+          return result;
+        }
+    }
+  }
   if (cmd == nullptr) {
     if (const auto matches = prefixMatches(name); matches.size() > 1) {
       std::string list;

@@ -11,6 +11,10 @@
 #include "debugger/cli/Console.hpp"
 #include "debugger/core/Debugger.hpp"
 
+namespace mpidbg::core::charm {
+class CharmJob;
+}
+
 namespace mpidbg::cli {
 
 /// What a command produced. Commands never print or exit by themselves: the
@@ -51,6 +55,10 @@ struct Context {
   Settings settings;
   /// Set by `kill`: the job's end is the user's doing, not the job's.
   bool killedByUser = false;
+  /// The Charm++ program of the session, when it debugs one (mpidbg --
+  /// charmrun ..., mpidbg attach charm HOST:PORT); `debugger` then holds its
+  /// PE processes, attached by pid, for gdb and where.
+  core::charm::CharmJob* charm = nullptr;
 };
 
 /// One command: its name, aliases, syntax, one-line summary, longer help, and

@@ -15,6 +15,7 @@
 #include <iostream>
 #include <memory>
 
+#include "debugger/cli/CharmMain.hpp"
 #include "debugger/cli/Commands.hpp"
 #include "debugger/cli/ExitCodes.hpp"
 #include "debugger/cli/HangTriage.hpp"
@@ -24,6 +25,7 @@
 #include "debugger/core/HangReport.hpp"
 #include "debugger/core/Launcher.hpp"
 #include "debugger/core/StaticFindings.hpp"
+#include "debugger/core/charm/CharmJob.hpp"
 #include "debugger/core/mqs/QueueSources.hpp"
 
 using namespace mpidbg;
@@ -178,7 +180,9 @@ int main(int argc, char** argv) {
                "       mpidbg record show|compare ...   (decision logs of record and replay)\n"
                "       mpidbg check -p BUILD_DIR [FILES...]   (thread levels and collectives from the source)\n"
                "       mpidbg attach FILE   (a job started with the runtime preloaded and MPIDBG_LISTEN=1;\n"
-               "                             its rank 0 names FILE on stderr)\n\n"
+               "                             its rank 0 names FILE on stderr)\n"
+               "       mpidbg -- ./charmrun +p4 ./app ARGS   (a Charm++ program: PEs stand for ranks)\n"
+               "       mpidbg attach charm HOST:PORT [--charm-key-file FILE]   (a running Charm++ program)\n\n"
                "Without -ex/-x, commands come from the prompt (a terminal) or from stdin.\n"
                "Type 'help' at the prompt for the commands.",
                "mpidbg"};
@@ -248,11 +252,18 @@ int main(int argc, char** argv) {
                  "violation at a flagged site says it was predicted, 'info check' lists which flagged sites "
                  "violated, hang names a flagged rank-dependent collective where ranks wait")
       ->type_name("FILE");
-  std::string attachFile, attachSlurm;
+  std::string attachFile, attachSlurm, charmServer, charmKeyFile;
   long attachPid = 0;
   if (attachMode) {
     app.add_option("file", attachFile,
-                   "The attach file of a job started with the runtime preloaded and MPIDBG_LISTEN=1")
+                   "The attach file of a job started with the runtime preloaded and MPIDBG_LISTEN=1; or the word "
+                   "'charm' followed by HOST:PORT, the CCS server of a Charm++ program started with ++server "
+                   "++server-port PORT +cpd")
+        ->type_name("FILE");
+    app.add_option("server", charmServer, "With 'charm': HOST:PORT of the Charm++ program's CCS server")
+        ->type_name("HOST:PORT");
+    app.add_option("--charm-key-file", charmKeyFile,
+                   "With 'charm': the ++server-auth key file of the Charm++ program (SHA-1 mode)")
         ->type_name("FILE");
     app.add_option("--pid", attachPid,
                    "Attach to the ranks of this launcher process on this host, without the runtime: from its "
@@ -294,6 +305,14 @@ int main(int argc, char** argv) {
       }
     if (!launcherArgv.empty() || sawSeparator) {
       std::cerr << "error: 'mpidbg attach FILE' takes no launcher command (the job is running already)\n";
+      return cli::kExitUsage;
+    }
+    if (attachFile == "charm" && charmServer.empty()) {
+      std::cerr << "error: usage: mpidbg attach charm HOST:PORT [--charm-key-file FILE]\n";
+      return cli::kExitUsage;
+    }
+    if (attachFile != "charm" && (!charmServer.empty() || !charmKeyFile.empty())) {
+      std::cerr << "error: HOST:PORT and --charm-key-file go with 'mpidbg attach charm HOST:PORT'\n";
       return cli::kExitUsage;
     }
     const int ways = (attachFile.empty() ? 0 : 1) + (attachPid > 0 ? 1 : 0) + (attachSlurm.empty() ? 0 : 1);
@@ -381,6 +400,28 @@ int main(int argc, char** argv) {
            : batch     ? cli::runScript(context, script)
                        : cli::runRepl(context);
   };
+
+  if (attachMode && attachFile == "charm") {
+    cli::CharmSessionOptions charm;
+    charm.server = charmServer;
+    charm.keyFile = charmKeyFile;
+    charm.batch = batch;
+    return cli::runCharmSession(debugger, console, charm, runCommands);
+  }
+  if (!attachMode && core::charm::CharmJob::isCharmrun(launcherArgv)) {
+    for (const char* option : {"--hang-timeout", "--report", "--record", "--replay", "--runtime"})
+      if (app.count(option) != 0) {
+        std::cerr << "error: " << option << " is for MPI jobs, not a Charm++ program (charmrun)\n";
+        return cli::kExitUsage;
+      }
+    cli::CharmSessionOptions charm;
+    charm.argv = launcherArgv;
+    charm.plain = plainCcs;
+    charm.suspend = !noStopAtInit;
+    charm.startTimeout = registerTimeout;
+    charm.batch = batch;
+    return cli::runCharmSession(debugger, console, charm, runCommands);
+  }
 
   if (attachMode) {
     Expected<void> attached;

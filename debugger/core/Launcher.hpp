@@ -82,10 +82,13 @@ class Launcher {
   /// Starts `argv` (argv[0] looked up in PATH) with the debugger's environment
   /// plus `extraEnv` (NAME, VALUE pairs; they replace existing names).
   /// Errors: empty argv, or argv[0] not found / not executable ("cannot run
-  /// 'mpiexecc': No such file or directory").
+  /// 'mpiexecc': No such file or directory"). `outputFd` >= 0: the
+  /// launcher's stdout and stderr go there instead (the write end of a pipe
+  /// the debugger reads: Charm++ programs tell the debugger of breakpoints and
+  /// freezes on stdout); the caller keeps and closes its own descriptor.
   static Expected<std::unique_ptr<Launcher>> start(
       const std::vector<std::string>& argv,
-      const std::vector<std::pair<std::string, std::string>>& extraEnv);
+      const std::vector<std::pair<std::string, std::string>>& extraEnv, int outputFd = -1);
   /// Terminates the launcher if still running (see terminate).
   ~Launcher();
   Launcher(const Launcher&) = delete;

@@ -50,11 +50,6 @@ struct RankValues {
   bool object = false;
 };
 
-/// Each rank's list entries (mpidbg/lists), decoded.
-struct ListEntry {
-  std::string kind;
-  std::int32_t length = 0;
-};
 
 std::string textOfItem(const pupfmt::Node& item, const std::string& field) {
   for (const auto& child : item.children)
@@ -73,7 +68,7 @@ Expected<std::vector<pupfmt::Node>> decodeItems(const std::vector<std::uint8_t>&
 }
 
 /// Items [lo, hiPlus1) of `list` from every rank in `ranks` (grouped by range).
-std::map<int, Expected<std::vector<pupfmt::Node>>> readItems(Debugger& debugger, const std::string& list,
+std::map<int, Expected<std::vector<pupfmt::Node>>> readItems(ListServers& servers, const std::string& list,
                                                               const std::map<int, std::pair<std::int32_t, std::int32_t>>& ranges) {
   std::map<std::pair<std::int32_t, std::int32_t>, RankSet> groups;
   for (const auto& [rank, range] : ranges) groups[range].insert(rank);
@@ -83,7 +78,7 @@ std::map<int, Expected<std::vector<pupfmt::Node>>> readItems(Debugger& debugger,
     request.lo = range.first;
     request.hiPlus1 = range.second;
     request.path = list;
-    for (auto& [rank, reply] : debugger.queryEach(ranks, proto::kListItemsFmtHandler, proto::encodeListItemsRequest(request))) {
+    for (auto& [rank, reply] : servers.ask(ranks, proto::kListItemsFmtHandler, proto::encodeListItemsRequest(request))) {
       if (!reply) out.emplace(rank, std::unexpected(reply.error()));
       else out.emplace(rank, decodeItems(*reply));
     }
@@ -92,12 +87,12 @@ std::map<int, Expected<std::vector<pupfmt::Node>>> readItems(Debugger& debugger,
 }
 
 /// mpidbg/lists of every rank of `ranks`: name -> entry, or why not.
-std::map<int, Expected<std::map<std::string, ListEntry>>> readDirectory(Debugger& debugger, const RankSet& ranks) {
+std::map<int, Expected<std::map<std::string, ListEntry>>> readDirectory(ListServers& servers, const RankSet& ranks) {
   // The directory's own length first, so every entry is asked for. queryEach
   // answers for every rank of `ranks`: each ends up in `out` or in `ranges`.
   std::map<int, std::pair<std::int32_t, std::int32_t>> ranges;
   std::map<int, Expected<std::map<std::string, ListEntry>>> out;
-  for (auto& [rank, reply] : debugger.queryEach(ranks, proto::kListLenHandler, proto::encodeListLenRequest("mpidbg/lists"))) {
+  for (auto& [rank, reply] : servers.ask(ranks, proto::kListLenHandler, proto::encodeListLenRequest("mpidbg/lists"))) {
     if (!reply) {
       out.emplace(rank, std::unexpected(reply.error()));
       continue;
@@ -107,7 +102,7 @@ std::map<int, Expected<std::map<std::string, ListEntry>>> readDirectory(Debugger
     else if (*length < 0) out.emplace(rank, fail("its runtime serves no lists"));
     else ranges[rank] = {0, *length};
   }
-  for (auto& [rank, items] : readItems(debugger, "mpidbg/lists", ranges)) {
+  for (auto& [rank, items] : readItems(servers, "mpidbg/lists", ranges)) {
     if (!items) {
       out.emplace(rank, std::unexpected(items.error()));
       continue;
@@ -129,14 +124,13 @@ std::map<int, Expected<std::map<std::string, ListEntry>>> readDirectory(Debugger
 
 /// Reads `list` (items of `target`, or all) from `ranks` and flattens every
 /// item into (path, value) pairs under the list's name.
-RankValues readValues(Debugger& debugger, const RankSet& ranks, const ObjectTarget& target) {
+RankValues readValues(ListServers& servers, const RankSet& ranks, const ObjectTarget& target) {
   RankValues out;
-  for (const auto& view : debugger.views(ranks))
-    if (view.status && view.status->state == proto::RankState::Running) out.running.insert(view.info.rank);
+  out.running = servers.running(ranks);
 
   std::map<int, std::pair<std::int32_t, std::int32_t>> ranges;
   std::map<int, bool> objectOf;
-  for (auto& [rank, directory] : readDirectory(debugger, ranks)) {
+  for (auto& [rank, directory] : servers.directory(ranks)) {
     if (!directory) {
       out.failed[rank] = directory.error().message;
       continue;
@@ -163,7 +157,7 @@ RankValues readValues(Debugger& debugger, const RankSet& ranks, const ObjectTarg
     ranges[rank] = {lo, hi};
     objectOf[rank] = object;
   }
-  for (auto& [rank, items] : readItems(debugger, target.list, ranges)) {
+  for (auto& [rank, items] : readItems(servers, target.list, ranges)) {
     if (!items) {
       out.failed[rank] = items.error().message;
       continue;
@@ -343,11 +337,11 @@ std::vector<MergedField> mergeFields(const std::map<int, std::vector<std::pair<s
   return out;
 }
 
-ObjectReport printObject(Debugger& debugger, const RankSet& ranks, std::string_view text, const ObjectTarget& target,
+ObjectReport printObject(ListServers& servers, const RankSet& ranks, std::string_view text, const ObjectTarget& target,
                          std::size_t fieldLimit) {
   ObjectReport report;
   report.target = std::string(text);
-  RankValues read = readValues(debugger, ranks, target);
+  RankValues read = readValues(servers, ranks, target);
   report.failed = std::move(read.failed);
   for (const auto& [rank, pairs] : read.byRank) {
     if (pairs.empty() && !target.field.empty()) {
@@ -409,11 +403,11 @@ nlohmann::json objectReportToJson(const ObjectReport& report) {
           {"running", withRanks(nlohmann::json::object(), report.running)}};
 }
 
-ListsReport listLists(Debugger& debugger, const RankSet& ranks) {
+ListsReport listLists(ListServers& servers, const RankSet& ranks) {
   ListsReport report;
   std::map<std::string, ListRow> rows;
   std::map<std::string, std::map<std::string, RankSet>> lengths;
-  for (auto& [rank, directory] : readDirectory(debugger, ranks)) {
+  for (auto& [rank, directory] : servers.directory(ranks)) {
     if (!directory) {
       report.failed[rank] = directory.error().message;
       continue;
@@ -426,7 +420,9 @@ ListsReport listLists(Debugger& debugger, const RankSet& ranks) {
       lengths[name][std::to_string(entry.length)].insert(rank);
     }
   }
-  auto group = [](const std::string& name) { return name.starts_with("mpidbg/") ? 2 : name.starts_with("mpi/") ? 1 : 0; };
+  auto group = [](const std::string& name) {
+    return name.starts_with("mpidbg/") ? 2 : name.starts_with("mpi/") || name.starts_with("converse/") ? 1 : 0;
+  };
   for (auto& [name, row] : rows) {
     if (row.kind != "object")
       for (auto& [length, ranks] : lengths[name]) row.lengths.emplace_back(length, ranks);
@@ -473,19 +469,16 @@ nlohmann::json listsReportToJson(const ListsReport& report) {
   return {{"lists", rows}, {"failed", failedJson(report.failed)}};
 }
 
-std::vector<std::string> objectCompletions(Debugger& debugger, std::string_view word) {
+std::vector<std::string> objectCompletions(ListServers& servers, std::string_view word) {
   std::vector<std::string> out;
   // The lowest live rank answers for everyone: completion must be quick.
+  const std::optional<int> lowest = servers.firstReachable();
+  if (!lowest) return out;
   RankSet one;
-  for (const auto& info : debugger.job().snapshot())
-    if (info.reachable()) {
-      one.insert(info.rank);
-      break;
-    }
-  if (one.empty()) return out;
+  one.insert(*lowest);
   const std::size_t nameEnd = word.find_first_of(".[");
   if (nameEnd == std::string_view::npos) {
-    for (auto& [rank, directory] : readDirectory(debugger, one))
+    for (auto& [rank, directory] : servers.directory(one))
       if (directory)
         for (const auto& [name, entry] : *directory) out.push_back(name);
     return out;
@@ -493,7 +486,7 @@ std::vector<std::string> objectCompletions(Debugger& debugger, std::string_view 
   auto target = parseObjectTarget(word.substr(0, nameEnd));
   if (!target) return out;
   ObjectTarget all = *target;
-  RankValues read = readValues(debugger, one, all);
+  RankValues read = readValues(servers, one, all);
   for (const auto& [rank, pairs] : read.byRank) {
     for (const auto& [path, value] : pairs) {
       if (!path.starts_with(word)) continue;
@@ -521,11 +514,11 @@ bool conditionHolds(std::string_view value, std::string_view op, std::string_vie
   return false;
 }
 
-Expected<RankSet> ranksWhere(Debugger& debugger, const ObjectCondition& condition) {
+Expected<RankSet> ranksWhere(ListServers& servers, const ObjectCondition& condition) {
   const std::size_t end = condition.path.find_first_of(".[");
   auto target = parseObjectTarget(condition.path.substr(0, end));
   if (!target) return std::unexpected(target.error());
-  RankValues read = readValues(debugger, RankSet::all(debugger.job().size()), *target);
+  RankValues read = readValues(servers, RankSet::all(servers.size()), *target);
   RankSet out;
   bool anyField = false;
   for (const auto& [rank, pairs] : read.byRank) {
@@ -543,6 +536,62 @@ Expected<RankSet> ranksWhere(Debugger& debugger, const ObjectCondition& conditio
   if (!anyField)
     return fail("no rank has a field '" + condition.path + "' (print " + target->list + " shows its fields)");
   return out;
+}
+
+namespace {
+
+/// The mpidbg ranks of a job: their runtimes serve the list protocol and name
+/// their lists in mpidbg/lists.
+class RankListServers final : public ListServers {
+ public:
+  explicit RankListServers(Debugger& debugger) : debugger_(debugger) {}
+  std::map<int, Expected<std::vector<std::uint8_t>>> ask(const RankSet& ranks, std::string_view handler,
+                                                         const std::vector<std::uint8_t>& data) override {
+    return debugger_.queryEach(ranks, handler, data);
+  }
+  std::map<int, Expected<std::map<std::string, ListEntry>>> directory(const RankSet& ranks) override {
+    return readDirectory(*this, ranks);
+  }
+  RankSet running(const RankSet& ranks) override {
+    RankSet out;
+    for (const auto& view : debugger_.views(ranks))
+      if (view.status && view.status->state == proto::RankState::Running) out.insert(view.info.rank);
+    return out;
+  }
+  std::optional<int> firstReachable() override {
+    for (const auto& info : debugger_.job().snapshot())
+      if (info.reachable()) return info.rank;
+    return std::nullopt;
+  }
+  int size() override { return debugger_.job().size(); }
+
+ private:
+  Debugger& debugger_;
+};
+
+}  // namespace
+
+std::unique_ptr<ListServers> rankListServers(Debugger& debugger) { return std::make_unique<RankListServers>(debugger); }
+
+ObjectReport printObject(Debugger& debugger, const RankSet& ranks, std::string_view text, const ObjectTarget& target,
+                         std::size_t fieldLimit) {
+  RankListServers servers(debugger);
+  return printObject(servers, ranks, text, target, fieldLimit);
+}
+
+ListsReport listLists(Debugger& debugger, const RankSet& ranks) {
+  RankListServers servers(debugger);
+  return listLists(servers, ranks);
+}
+
+std::vector<std::string> objectCompletions(Debugger& debugger, std::string_view word) {
+  RankListServers servers(debugger);
+  return objectCompletions(servers, word);
+}
+
+Expected<RankSet> ranksWhere(Debugger& debugger, const ObjectCondition& condition) {
+  RankListServers servers(debugger);
+  return ranksWhere(servers, condition);
 }
 
 }  // namespace mpidbg::core

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <map>
 #include <optional>
 #include <string>
@@ -17,6 +19,41 @@
 namespace mpidbg::core {
 
 class Debugger;
+
+/// One list a process serves: "object" (a watched object) or "list", and
+/// its length in items.
+struct ListEntry {
+  std::string kind;
+  std::int32_t length = 0;
+};
+
+/// The processes of a job as servers of Charm++'s list protocol
+/// (ccs_list_len, ccs_list_items.fmt; ../shared/protocols/ccs.md): the
+/// back-end seam of `print`, `lists` and `where`. Two implementations: the
+/// mpidbg ranks of a Debugger (rankListServers) and the PEs of a Charm++
+/// program (charm/CharmJob.hpp). Processes are numbered 0..size()-1 (ranks or
+/// PEs).
+class ListServers {
+ public:
+  virtual ~ListServers() = default;
+  /// Sends `handler` with `data` to each process of `ranks`, each reply its
+  /// own; a process that cannot answer gets an Error saying why.
+  virtual std::map<int, Expected<std::vector<std::uint8_t>>> ask(const RankSet& ranks, std::string_view handler,
+                                                                 const std::vector<std::uint8_t>& data) = 0;
+  /// The lists each process of `ranks` serves, by name, or why not.
+  virtual std::map<int, Expected<std::map<std::string, ListEntry>>> directory(const RankSet& ranks) = 0;
+  /// Of `ranks`, those running application code now (values read from them
+  /// are best effort).
+  virtual RankSet running(const RankSet& ranks) = 0;
+  /// The lowest process that can answer now (completion asks only it).
+  virtual std::optional<int> firstReachable() = 0;
+  /// How many processes the job has.
+  virtual int size() = 0;
+};
+
+/// The mpidbg ranks of `debugger` as list servers (their runtimes name their
+/// lists in mpidbg/lists). Valid while `debugger` is.
+std::unique_ptr<ListServers> rankListServers(Debugger& debugger);
 
 /// What `print` names: a list (an object the application watches, or one of
 /// the runtime's lists), optionally items of it, optionally a field inside.
@@ -75,6 +112,9 @@ inline constexpr std::int32_t kMaxPrintItems = 1000;
 /// fails as a whole: ranks that cannot answer are listed in `failed`.
 ObjectReport printObject(Debugger& debugger, const RankSet& ranks, std::string_view text,
                          const ObjectTarget& target, std::size_t fieldLimit = 200);
+/// printObject on any back end's processes.
+ObjectReport printObject(ListServers& servers, const RankSet& ranks, std::string_view text,
+                         const ObjectTarget& target, std::size_t fieldLimit = 200);
 
 /// The report as text: one line per field, `grid.nx = 128` when every
 /// answering rank agrees, else `grid.nx = 128 on [0-62]; 127 on [63]`; then
@@ -101,6 +141,8 @@ struct ListsReport {
 
 /// The lists each rank of `ranks` serves (its mpidbg/lists list).
 ListsReport listLists(Debugger& debugger, const RankSet& ranks);
+/// listLists on any back end's processes.
+ListsReport listLists(ListServers& servers, const RankSet& ranks);
 /// `lists` as text: name, kind, ranks, and lengths.
 std::string renderListsReport(const ListsReport& report);
 /// `lists` as JSON (docs/json-schema.md, "lists"): lists [{name, kind,
@@ -112,6 +154,8 @@ nlohmann::json listsReportToJson(const ListsReport& report);
 /// else the paths one step below what `word` names, read from that rank
 /// (`grid.` -> `grid.nx`, `grid.cells[`, ...). Empty when no rank answers.
 std::vector<std::string> objectCompletions(Debugger& debugger, std::string_view word);
+/// objectCompletions on any back end's processes.
+std::vector<std::string> objectCompletions(ListServers& servers, std::string_view word);
 
 /// True when `value` OP `literal` holds: numerically when both are numbers
 /// (ints, floats, true/false as 1/0), else as strings (a "quoted" literal
@@ -123,5 +167,7 @@ bool conditionHolds(std::string_view value, std::string_view op, std::string_vie
 /// lack the field or cannot be read are not in the set. Error when no rank
 /// could be read at all, naming why (e.g. no rank watches that name).
 Expected<RankSet> ranksWhere(Debugger& debugger, const ObjectCondition& condition);
+/// ranksWhere on any back end's processes.
+Expected<RankSet> ranksWhere(ListServers& servers, const ObjectCondition& condition);
 
 }  // namespace mpidbg::core

@@ -1,0 +1,417 @@
+// Commands on a Charm++ program: PEs stand for ranks (see CharmCommands.hpp).
+#include "debugger/cli/CharmCommands.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <thread>
+
+#include "debugger/cli/JsonOutput.hpp"
+#include "debugger/cli/SetCommands.hpp"
+#include "debugger/core/ObjectQuery.hpp"
+#include "debugger/core/charm/CharmJob.hpp"
+#include "mpidbg/Text.hpp"
+
+namespace mpidbg::cli {
+
+namespace charm = core::charm;
+
+namespace {
+
+/// The PEs `text` names (all, or the focus, when blank): literals and `all`
+/// always; the other rank-set operands when the PE processes are attached.
+Expected<core::RankSet> pes(Context& ctx, std::string_view text) {
+  text = trim(text);
+  if (ctx.charm == nullptr || !ctx.charm->active()) return fail(std::string(kNoJob));
+  const int size = ctx.charm->size();
+  if (text.empty()) return ctx.debugger.focus ? *ctx.debugger.focus : core::RankSet::all(size);
+  if (ctx.debugger.hasJob()) return commandRanks(ctx, text);
+  return core::RankSet::parse(text, size);
+}
+
+/// An entry index right-aligned in 5 columns.
+std::string fmtIndex(int index) {
+  std::string text = std::to_string(index);
+  return std::string(text.size() < 5 ? 5 - text.size() : 0, ' ') + text;
+}
+
+/// The blank-separated words of `text`.
+std::vector<std::string> splitWords(std::string_view text) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t')) ++i;
+    std::size_t j = i;
+    while (j < text.size() && text[j] != ' ' && text[j] != '\t') ++j;
+    if (j > i) out.emplace_back(text.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+/// "PEs [0-1]" / "PE 3".
+std::string peWords(const core::RankSet& set) {
+  return set.size() == 1 ? "PE " + std::to_string(*set.begin()) : "PEs " + set.toString();
+}
+
+/// One line per group of PEs that failed for the same reason.
+std::string failedLines(const std::map<int, std::string>& failed) {
+  std::map<std::string, core::RankSet> byText;
+  for (const auto& [pe, why] : failed) byText[why].insert(pe);
+  std::string out;
+  for (const auto& [why, set] : byText) out += set.toString() + " " + why + "\n";
+  return out;
+}
+
+nlohmann::json failedJson(const std::map<int, std::string>& failed) {
+  std::map<std::string, core::RankSet> byText;
+  for (const auto& [pe, why] : failed) byText[why].insert(pe);
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [why, set] : byText) out.push_back(withRanks({{"error", why}}, set));
+  return out;
+}
+
+/// The result of a control command: `done` on the PEs that took it, failures per group.
+CommandResult controlResult(const std::string& verb, const core::RankSet& asked,
+                            const std::map<int, std::string>& failed) {
+  core::RankSet done = asked;
+  for (const auto& [pe, why] : failed) done.erase(pe);
+  CommandResult result;
+  if (!done.empty()) result.text = done.toString() + " " + verb + "\n";
+  result.text += failedLines(failed);
+  result.data = {{"action", verb}, {"done", withRanks(nlohmann::json::object(), done)}, {"failed", failedJson(failed)}};
+  if (done.empty() && !failed.empty()) {
+    result.ok = false;
+    result.error = "no PE " + verb + ": " + failed.begin()->second;
+  }
+  return result;
+}
+
+CommandResult statusResult(Context& ctx, const core::RankSet& set) {
+  const auto views = ctx.charm->status(set);
+  // Group PEs by what they do.
+  std::vector<std::pair<std::string, core::RankSet>> groups;
+  nlohmann::json rows = nlohmann::json::array();
+  std::map<std::string, std::size_t> at;
+  for (const auto& view : views) {
+    std::string text(charm::peStateName(view.state));
+    if (view.state == charm::PeState::AtBreakpoint) {
+      text = "at breakpoint in entry " + view.entry;
+      for (const auto& [id, bp] : ctx.charm->breakpoints())
+        if (bp.entry.name == view.entry) {
+          text = "at breakpoint " + std::to_string(id) + " in entry " + bp.entry.qualified();
+          break;
+        }
+    } else if (view.state == charm::PeState::Aborted) {
+      text = "aborted (frozen): " + view.entry;
+    } else if (view.state == charm::PeState::Unknown) {
+      text = "not answering: " + view.error;
+    }
+    auto [it, fresh] = at.emplace(text, groups.size());
+    if (fresh) groups.emplace_back(text, core::RankSet{});
+    groups[it->second].second.insert(view.pe);
+    rows.push_back({{"pe", view.pe}, {"pid", view.pid}, {"state", charm::peStateName(view.state)},
+                    {"entry", view.entry}, {"error", view.error}});
+  }
+  CommandResult result;
+  for (const auto& [text, group] : groups) result.text += group.toString() + " " + text + "\n";
+  result.data = {{"pes", rows}};
+  return result;
+}
+
+CommandResult doCharmStatus(Context& ctx, std::string_view args) {
+  auto set = pes(ctx, args);
+  if (!set) return CommandResult::failure(set.error().message);
+  return statusResult(ctx, *set);
+}
+
+CommandResult doCharmInfo(Context& ctx, std::string_view args) {
+  args = trim(args);
+  const auto space = args.find(' ');
+  const std::string_view what = args.substr(0, space);
+  const std::string_view rest = space == std::string_view::npos ? std::string_view{} : trim(args.substr(space + 1));
+  if (ctx.charm == nullptr || !ctx.charm->active()) return CommandResult::failure(std::string(kNoJob));
+  if (what == "entries" || what == "entry") {
+    const bool all = rest == "--all";
+    if (!rest.empty() && !all) return CommandResult::failure("info entries takes --all (Charm++'s own entry methods too)");
+    auto entries = ctx.charm->entries();
+    if (!entries) return CommandResult::failure("cannot read the entry methods (charm/entries on PE 0): " + entries.error().message);
+    CommandResult result;
+    nlohmann::json rows = nlohmann::json::array();
+    std::size_t hidden = 0;
+    for (const auto& e : *entries) {
+      if (e.system && !all) {
+        ++hidden;
+        continue;
+      }
+      result.text += fmtIndex(e.index) + "  " + e.qualified() + (e.system ? "  (Charm++)" : "") + "\n";
+      rows.push_back({{"index", e.index}, {"name", e.name}, {"chare", e.chare}, {"system", e.system}});
+    }
+    if (hidden > 0)
+      result.text += "(" + std::to_string(hidden) + " entry methods of Charm++ itself not shown: info entries --all)\n";
+    result.data = {{"entries", rows}, {"hidden", hidden}};
+    return result;
+  }
+  if (what == "breakpoints" || what == "break" || what == "b") {
+    CommandResult result;
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& [id, bp] : ctx.charm->breakpoints()) {
+      result.text += std::to_string(id) + "  entry " + bp.entry.qualified() + " on " + bp.pes.toString() + "\n";
+      rows.push_back(withRanks({{"id", id}, {"entry", bp.entry.qualified()}, {"index", bp.entry.index}}, bp.pes));
+    }
+    if (rows.empty()) result.text = "No breakpoints.\n";
+    result.data = {{"breakpoints", rows}};
+    return result;
+  }
+  return CommandResult::failure("on a Charm++ program: info entries [--all] | info breakpoints");
+}
+
+CommandResult doCharmBreak(Context& ctx, std::string_view args) {
+  args = trim(args);
+  if (args.empty()) return CommandResult::failure("break [PES] [entry] NAME: which entry method? ('info entries' lists them)");
+  std::string peText;
+  if (auto [first, rest] = splitRankToken(args); !trim(rest).empty() && looksLikeRanks(ctx, first)) {
+    peText = first;
+    args = trim(rest);
+  }
+  if (args.starts_with("entry ")) args = trim(args.substr(6));
+  auto set = pes(ctx, peText);
+  if (!set) return CommandResult::failure(set.error().message);
+  auto found = ctx.charm->findEntries(args);
+  if (!found) return CommandResult::failure("cannot read the entry methods: " + found.error().message);
+  if (found->empty()) {
+    std::string near;
+    if (auto all = ctx.charm->entries())
+      for (const auto& e : *all)
+        if (!e.system && e.qualified().find(std::string(args)) != std::string::npos) near += "\n  " + e.qualified();
+    return CommandResult::failure("no entry method '" + std::string(args) + "'" +
+                                  (near.empty() ? " ('info entries' lists them)" : "; did you mean:" + near));
+  }
+  if (found->size() > 1) {
+    std::string list;
+    for (const auto& e : *found) list += "\n  " + std::to_string(e.index) + "  " + e.qualified();
+    return CommandResult::failure("'" + std::string(args) + "' names " + std::to_string(found->size()) +
+                                  " entry methods; give the full name or the index:" + list);
+  }
+  auto [bp, failed] = ctx.charm->setBreakpoint(found->front(), *set);
+  CommandResult result;
+  if (!bp.pes.empty())
+    result.text = "Breakpoint " + std::to_string(bp.id) + " at entry " + bp.entry.qualified() + " on " +
+                  peWords(bp.pes) + "\n";
+  result.text += failedLines(failed);
+  result.data = {{"id", bp.id}, {"entry", bp.entry.qualified()}, {"index", bp.entry.index},
+                 {"set", withRanks(nlohmann::json::object(), bp.pes)}, {"failed", failedJson(failed)}};
+  if (bp.pes.empty()) {
+    result.ok = false;
+    result.error = "breakpoint not set: " + (failed.empty() ? std::string("no PE") : failed.begin()->second);
+  }
+  return result;
+}
+
+CommandResult doCharmDelete(Context& ctx, std::string_view args) {
+  args = trim(args);
+  if (ctx.charm == nullptr || !ctx.charm->active()) return CommandResult::failure(std::string(kNoJob));
+  std::vector<int> ids;
+  if (args.empty() || args == "all") {
+    for (const auto& [id, bp] : ctx.charm->breakpoints()) ids.push_back(id);
+  } else {
+    for (const auto& word : splitWords(args)) {
+      int id = 0;
+      auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), id);
+      if (ec != std::errc() || end != word.data() + word.size()) return CommandResult::failure("delete takes breakpoint numbers or 'all': '" + word + "'");
+      ids.push_back(id);
+    }
+  }
+  CommandResult result;
+  nlohmann::json deleted = nlohmann::json::array();
+  for (int id : ids) {
+    auto removed = ctx.charm->removeBreakpoint(id);
+    if (!removed) return CommandResult::failure(removed.error().message);
+    result.text += "Deleted breakpoint " + std::to_string(id) + "\n" + failedLines(*removed);
+    deleted.push_back(id);
+  }
+  if (ids.empty()) result.text = "No breakpoints.\n";
+  result.data = {{"deleted", deleted}};
+  return result;
+}
+
+CommandResult doCharmFreeze(Context& ctx, std::string_view args) {
+  args = trim(args);
+  if (args.starts_with("--now")) return CommandResult::failure("freeze --now is for MPI ranks: Charm++ freezes a PE between entry methods");
+  auto set = pes(ctx, args);
+  if (!set) return CommandResult::failure(set.error().message);
+  return controlResult("frozen", *set, ctx.charm->freeze(*set));
+}
+
+CommandResult doCharmRun(Context& ctx, std::string_view args) {
+  auto set = pes(ctx, args);
+  if (!set) return CommandResult::failure(set.error().message);
+  return controlResult("continued", *set, ctx.charm->resume(*set));
+}
+
+CommandResult doCharmStep(Context& ctx, std::string_view args) {
+  args = trim(args);
+  auto set = pes(ctx, args);
+  if (!set) return CommandResult::failure(set.error().message);
+  auto failed = ctx.charm->step(*set);
+  core::RankSet stepped = *set;
+  for (const auto& [pe, why] : failed) stepped.erase(pe);
+  CommandResult result = controlResult("stepped (one message delivered; still frozen)", *set, failed);
+  if (!stepped.empty()) {
+    // The message's entry method runs before the PE answers again.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    result.text += statusResult(ctx, stepped).text;
+  }
+  return result;
+}
+
+CommandResult doCharmWait(Context& ctx, std::string_view args) {
+  auto timeout = parseWaitTimeout(args, ctx.settings.defaultWait);
+  if (!timeout) return CommandResult::failure(timeout.error().message);
+  if (ctx.charm == nullptr || !ctx.charm->active()) return CommandResult::failure(std::string(kNoJob));
+  const bool settled = ctx.charm->waitForEvent(*timeout, [] { return g_interrupted.load(); });
+  ctx.console.drainNotices();
+  if (!ctx.charm->alive()) {
+    CommandResult result;
+    result.text = "The program has ended.\n";
+    result.data = {{"ended", true}};
+    return result;
+  }
+  CommandResult result = statusResult(ctx, core::RankSet::all(ctx.charm->size()));
+  if (!settled) result.text = "Still running after the wait:\n" + result.text;
+  result.data["settled"] = settled;
+  return result;
+}
+
+CommandResult doCharmLists(Context& ctx, std::string_view args) {
+  auto set = pes(ctx, args);
+  if (!set) return CommandResult::failure(set.error().message);
+  const core::ListsReport report = core::listLists(ctx.charm->lists(), *set);
+  CommandResult result;
+  result.text = core::renderListsReport(report);
+  result.data = core::listsReportToJson(report);
+  if (report.rows.empty() && !report.failed.empty()) {
+    result.ok = false;
+    result.error = "no PE answered: " + report.failed.begin()->second;
+  }
+  return result;
+}
+
+CommandResult doCharmPrint(Context& ctx, std::string_view args) {
+  args = trim(args);
+  auto [first, rest] = splitRankToken(args);
+  std::string_view targetText = args;
+  std::string peText;
+  if (!trim(rest).empty()) {
+    peText = first;
+    targetText = trim(rest);
+  }
+  auto target = core::parseObjectTarget(targetText);
+  if (!target) return CommandResult::failure(target.error().message);
+  auto set = pes(ctx, peText);
+  if (!set) return CommandResult::failure(set.error().message);
+  const core::ObjectReport report = core::printObject(ctx.charm->lists(), *set, targetText, *target);
+  CommandResult result;
+  result.text = core::renderObjectReport(report);
+  result.data = core::objectReportToJson(report);
+  if (report.answered.empty()) {
+    result.ok = false;
+    result.error = report.failed.empty() ? "no PE answered"
+                                         : "no PE could show '" + std::string(targetText) + "': " + report.failed.begin()->second;
+    result.text.clear();
+  }
+  return result;
+}
+
+CommandResult doCharmDetach(Context& ctx, std::string_view) {
+  if (ctx.charm == nullptr || !ctx.charm->active()) return CommandResult::failure(std::string(kNoJob));
+  if (ctx.charm->launched())
+    return CommandResult::failure("a program mpidbg started ends with the session ('kill' or 'quit'); to leave one "
+                                  "running, start it yourself with ++server ++server-port PORT +cpd and use "
+                                  "'mpidbg attach charm HOST:PORT'");
+  ctx.charm->detach();
+  CommandResult result;
+  result.text = "Detached: breakpoints removed, every PE continued.\n";
+  result.data = {{"action", "detach"}};
+  return result;
+}
+
+CommandResult doCharmKill(Context& ctx, std::string_view) {
+  if (ctx.charm == nullptr || !ctx.charm->active()) return CommandResult::failure(std::string(kNoJob));
+  ctx.charm->kill();
+  ctx.killedByUser = true;
+  CommandResult result;
+  result.text = "Killed the program.\n";
+  result.data = {{"action", "kill"}};
+  return result;
+}
+
+}  // namespace
+
+const std::vector<Command>& charmCommandTable() {
+  static const std::vector<Command> table = {
+      {"run", {"continue", "c", "r", "unfreeze"}, "run [PES]", "Let frozen PEs go (all by default)",
+       "Sends Charm++'s debug/charm/continue: a PE at a breakpoint runs the entry method it stopped in, then the "
+       "messages queued while it was frozen.",
+       doCharmRun},
+      {"break", {"b"}, "break [PES] [entry] NAME", "Stop PEs when an entry method is about to run",
+       "NAME: Chare::method, method, the full name with parameters, or the index 'info entries' shows. The PE "
+       "freezes before the method runs; 'run' runs it, 'step' runs it and stays frozen.",
+       doCharmBreak},
+      {"delete", {"d"}, "delete [N...|all]", "Delete breakpoints (all by default)", "Removes them from every PE.",
+       doCharmDelete},
+      {"info", {"i"}, "info entries [--all] | info breakpoints", "List entry methods or breakpoints",
+       "info entries: the program's entry methods with their indexes (--all: Charm++'s own too).", doCharmInfo},
+      {"freeze", {}, "freeze [PES]", "Freeze PEs between entry methods",
+       "Sends debug/converse/freeze; a PE busy in an entry method freezes when it returns. Messages that arrive "
+       "meanwhile wait in its queue (print converse/localqueue).",
+       doCharmFreeze},
+      {"step", {"s", "next", "n"}, "step [PES]", "Deliver one message on frozen PEs",
+       "Sends debug/charm/next: a PE at a breakpoint runs that entry method, another frozen PE the first queued "
+       "message; it stays frozen.",
+       doCharmStep, true},
+      {"status", {"st"}, "status [PES]", "What each PE does: running, frozen, at a breakpoint",
+       "Asks each PE (debug/converse/status); breakpoint and abort details come from the program's output "
+       "(programs mpidbg started).",
+       doCharmStatus},
+      {"wait", {}, "wait [SECONDS]", "Wait for a breakpoint hit, or until every PE is frozen",
+       "Returns at a breakpoint hit, an abort, when every PE is frozen or the program ended, or after SECONDS.",
+       doCharmWait},
+      {"lists", {}, "lists [PES]", "The CpdLists the PEs serve, with their lengths",
+       "charm/arrayElements, charm/chares, charm/entries, converse/localqueue, ...", doCharmLists},
+      {"print", {"p"}, "print [PES] LIST[[I]|[A:B]][.FIELD]", "Print list items, merged across PEs",
+       "Items decoded from Charm++'s PUP .fmt form: print charm/arrayElements, print converse/localqueue, "
+       "print charm/arrayElements[0].hits. Values equal on every PE print once; others with their PEs.",
+       doCharmPrint},
+      {"detach", {}, "detach", "Leave an attached program running",
+       "Removes the breakpoints, continues every PE and detaches gdb.", doCharmDetach},
+      {"kill", {}, "kill", "End the program", "Detaches gdb and ends charmrun and every PE process.", doCharmKill},
+  };
+  return table;
+}
+
+bool charmOnlyMpi(std::string_view name) {
+  static const std::vector<std::string_view> mpi = {"hang", "queues", "collectives", "disable", "enable",
+                                                    "record", "replay", "threadlevel", "check"};
+  return std::find(mpi.begin(), mpi.end(), name) != mpi.end();
+}
+
+std::string charmCommandListText() {
+  std::string out = "Commands on a Charm++ program (PEs stand for ranks):\n";
+  std::size_t width = 0;
+  for (const auto& cmd : charmCommandTable()) width = std::max(width, cmd.syntax.size());
+  for (const char* shared : {"where [PES]", "gdb PES COMMAND", "help [COMMAND]", "quit"})
+    width = std::max(width, std::string_view(shared).size());
+  for (const auto& cmd : charmCommandTable())
+    out += "  " + cmd.syntax + std::string(width - cmd.syntax.size() + 2, ' ') + cmd.summary + "\n";
+  const std::pair<const char*, const char*> shared[] = {
+      {"where [PES]", "Stacks of the PE processes (through gdb), merged"},
+      {"gdb PES COMMAND", "Run a gdb command on PE processes (attaching on first use)"},
+      {"help [COMMAND]", "List commands, or describe one"},
+      {"quit", "Leave the debugger (killing a program it started)"}};
+  for (const auto& [syntax, summary] : shared)
+    out += "  " + std::string(syntax) + std::string(width - std::string_view(syntax).size() + 2, ' ') + summary + "\n";
+  out += "PES: 3, [0-3,7], all (PE numbers).\n";
+  return out;
+}
+
+}  // namespace mpidbg::cli

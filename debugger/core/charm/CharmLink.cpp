@@ -1,0 +1,68 @@
+#include "debugger/core/charm/CharmLink.hpp"
+
+#include "ccs/Client.hpp"
+#include "ccs/Frame.hpp"
+
+namespace mpidbg::core::charm {
+
+CharmLink::CharmLink(ccs::Endpoint server, std::optional<ccs::CharmKey> key)
+    : server_(std::move(server)), key_(key) {}
+
+Expected<void> CharmLink::ensureSession() {
+  if (!key_ || session_) return {};
+  auto session = ccs::CharmAuthClient::handshake(server_, 0, *key_, timeout);
+  if (!session) return std::unexpected(session.error());
+  session_ = *session;
+  return {};
+}
+
+Expected<std::vector<std::uint8_t>> CharmLink::call(std::string_view handler, int pe,
+                                                    const std::vector<std::uint8_t>& data) {
+  ccs::Request request;
+  request.pe = pe;
+  request.handler = std::string(handler);
+  request.data = data;
+  std::lock_guard lock(mutex_);
+  if (!key_) return ccs::Client::call(server_, request, timeout);
+  if (auto ok = ensureSession(); !ok) return std::unexpected(ok.error());
+  auto reply = ccs::CharmAuthClient::call(server_, *session_, request, timeout);
+  // A request the server refused leaves its salt count unknown: a new
+  // handshake before the next one.
+  if (!reply) session_.reset();
+  return reply;
+}
+
+Expected<void> CharmLink::send(std::string_view handler, int pe, const std::vector<std::uint8_t>& data) {
+  ccs::Request request;
+  request.pe = pe;
+  request.handler = std::string(handler);
+  request.data = data;
+  std::lock_guard lock(mutex_);
+  if (!key_) return ccs::Client::send(server_, request, timeout);
+  if (auto ok = ensureSession(); !ok) return ok;
+  auto sent = ccs::CharmAuthClient::send(server_, *session_, request, timeout);
+  if (!sent) session_.reset();
+  return sent;
+}
+
+Expected<std::vector<int>> CharmLink::peCounts() {
+  auto reply = call("ccs_getinfo", 0);
+  if (!reply) return std::unexpected(reply.error());
+  // ccs-builtins.C ccs_getinfo: node count, then the PE count of each node,
+  // 4-byte big-endian each.
+  if (reply->size() < 4 || reply->size() % 4 != 0) return fail("ccs_getinfo: a reply of " + std::to_string(reply->size()) + " bytes is not a node table");
+  const std::span<const std::uint8_t> bytes(*reply);
+  const std::int32_t nodes = ccs::readBigEndian32(bytes);
+  if (nodes <= 0 || static_cast<std::size_t>(nodes) != reply->size() / 4 - 1)
+    return fail("ccs_getinfo: the reply names " + std::to_string(nodes) + " nodes but holds " +
+                std::to_string(reply->size() / 4 - 1) + " counts");
+  std::vector<int> counts;
+  for (std::size_t i = 4; i < reply->size(); i += 4) {
+    const std::int32_t n = ccs::readBigEndian32(bytes.subspan(i));
+    if (n <= 0 || n > 1'000'000) return fail("ccs_getinfo: node " + std::to_string(counts.size()) + " has " + std::to_string(n) + " PEs");
+    counts.push_back(n);
+  }
+  return counts;
+}
+
+}  // namespace mpidbg::core::charm

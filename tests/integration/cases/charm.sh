@@ -1,0 +1,97 @@
+# A real Charm++ under mpidbg (issue 26): the Charm++ of ../shared/peers,
+# built once by scripts/build-charm into a cache outside the repository
+# (scripts/test builds it before the tests; a case builds it when missing),
+# and examples/charm/ring compiled with its charmc. mpidbg launches charmrun
+# (SHA-1 authenticated CCS by default, plain with --ccs-plain) or attaches to
+# a program started by hand. Sourced by tests/integration/run (run_mpidbg,
+# check_*, $work, $root).
+
+# charm_ring: builds Charm++ if needed and compiles the ring example into
+# $work/charm (once per run); sets charm_dir. Fails saying why.
+charm_ring() {
+  if [ -x "$work/charm/ring" ]; then return 0; fi
+  charm_dir="$("$root/scripts/build-charm")" || { echo "    scripts/build-charm failed"; return 1; }
+  mkdir -p "$work/charm"
+  cp "$root/examples/charm/ring.ci" "$root/examples/charm/ring.cpp" "$work/charm/"
+  (cd "$work/charm" && "$charm_dir/bin/charmc" ring.ci && "$charm_dir/bin/charmc" -g -O0 ring.cpp -o ring) \
+    >"$work/charm/build.log" 2>&1 || { echo "    charmc failed:"; sed 's/^/    /' "$work/charm/build.log"; return 1; }
+}
+
+case_charm_launch_break_inspect_step_run_to_end() {
+  charm_ring || return 1
+  cd "$work/charm" || return 1
+  run_mpidbg 120 -ex status -ex 'info entries' -ex 'break Cell::pass' -ex run -ex 'wait 30' -ex status \
+    -ex 'print converse/localqueue' -ex 'print charm/arrayElementNames' -ex lists -ex 'where 0' \
+    -ex 'step 0' -ex 'status 0' -ex 'delete' -ex run -ex 'wait 60' -- ./charmrun +p2 ./ring 4 20
+  cd - >/dev/null
+  check_rc 0 &&
+  check_matches "$out" '^Charm\+\+ program started: 2 PEs, frozen once initialized .*\(SHA-1 authenticated\)\.$' "the banner" &&
+  check_contains "$(section status | head -1)" "[0-1] frozen" "status at the start (+DebugSuspend)" &&
+  check_contains "$(section 'info entries')" "  152  Cell::pass(int round, double token)" "info entries" &&
+  check_not_contains "$(section 'info entries')" "FutureBOC" "info entries (Charm++'s own hidden)" &&
+  check_matches "$(section 'info entries')" '^\(14[0-9] entry methods of Charm\+\+ itself not shown: info entries --all\)$' "info entries" &&
+  check_contains "$(section 'break Cell::pass')" "Breakpoint 1 at entry Cell::pass(int round, double token) on PEs [0-1]" "break" &&
+  # The token starts at Cell[0], on PE 0 (the default map puts cells 0-1 there).
+  check_contains "$err$out" "[0] stopped at breakpoint 1, entry Cell::pass(int round, double token)" "the stop notice" &&
+  check_matches "$(section 'wait 30')" '^\[0\] at breakpoint 1 in entry Cell::pass\(int round, double token\)$' "wait" &&
+  check_matches "$(section 'print converse/localqueue')" '^converse/localqueue\[0\]\.name = Breakpoint on \[0\]$' "the queue (the message stopped at)" &&
+  check_matches "$(section 'print converse/localqueue')" '^converse/localqueue\[0\]\.charmMsg\.data\.round = 0 on \[0\]$' "the queue (its parameters decoded)" &&
+  check_matches "$(section 'print charm/arrayElementNames')" '= Cell\[[01]\] on \[0\]; Cell\[[23]\] on \[1\]$' "array element names merged across PEs" &&
+  check_matches "$(section lists)" '^converse/localqueue +list +\[0-1\] ' "lists" &&
+  check_contains "$(section 'where 0')" "_call_freeze_on_break_point > CpdFreeze" "where (through gdb, at the breakpoint)" &&
+  check_contains "$(section 'step 0')" "[0] stepped" "step" &&
+  check_contains "$(section 'status 0')" "[0] frozen" "status after the step (still frozen)" &&
+  check_contains "$(section delete)" "Deleted breakpoint 1" "delete" &&
+  check_contains "$out" "ring: done after 20 rounds" "the program's end" &&
+  check_contains "$(section 'wait 60')" "The program has ended." "wait to the end"
+}
+
+case_charm_plain_freeze_one_pe_and_kill() {
+  charm_ring || return 1
+  cd "$work/charm" || return 1
+  run_mpidbg 90 --ccs-plain -ex run -ex 'wait 1' -ex 'freeze 1' -ex status -ex 'print 1 charm/arrayElementNames' \
+    -ex 'run 1' -ex 'status 1' -ex hang -ex kill -ex status -- ./charmrun +p2 ./ring 4 100000
+  cd - >/dev/null
+  # 65: two commands fail on purpose (hang, and status after kill).
+  check_rc 65 &&
+  check_matches "$out" '^Charm\+\+ program started: 2 PEs, .*\(plain\)\.$' "the banner" &&
+  check_contains "$(section 'wait 1')" "Still running after the wait:" "wait 1" &&
+  check_contains "$(section 'freeze 1')" "[1] frozen" "freeze 1" &&
+  check_contains "$(section status)" "[1] frozen" "status" &&
+  check_matches "$(section 'print 1 charm/arrayElementNames')" '^charm/arrayElementNames\[[01]\]\.name = Cell\[[23]\]$' "print on PE 1 alone" &&
+  check_contains "$(section 'run 1')" "[1] continued" "run 1" &&
+  check_contains "$(section 'status 1')" "[1] running" "status 1 after run 1" &&
+  check_contains "$err" "error: 'hang' is for MPI jobs: a Charm++ program has no MPI state" "hang on a Charm++ program" &&
+  check_contains "$(section kill)" "Killed the program." "kill" &&
+  check_contains "$err" "error: no job" "status after kill"
+}
+
+case_charm_attach_sha1_break_and_detach() {
+  charm_ring || return 1
+  local port key
+  port=$((20000 + RANDOM % 20000))
+  key="$work/charm/auth"
+  echo "0 31415926535897932384626433832795" >"$key"
+  chmod 600 "$key"
+  # 300 rounds of 4 passes at 2 ms: about 3 s of running once let go.
+  (cd "$work/charm" && MPIDBG_IT_MARKER="$work" timeout 120 ./charmrun +p2 ++local ./ring 4 300 ++server \
+     ++server-port "$port" ++server-auth "$key" +cpd +DebugSuspend >"$work/charm/attached.out" 2>&1; echo "exit $?" >>"$work/charm/attached.out") &
+  wait_until 300 "the Charm++ program's CCS server" file_has "$work/charm/attached.out" 'CPD: 1 Freeze' || return 1
+  run_mpidbg 60 attach charm "127.0.0.1:$port" --charm-key-file "$key" -ex status -ex 'break Cell::pass' -ex run -ex 'wait 20' -ex status -ex 'where 0'
+  local attached_rc=$rc attached_out=$out
+  run_mpidbg 30 attach charm "127.0.0.1:$port" --charm-key-file /dev/null -ex status
+  local nokey_rc=$rc nokey_err=$err
+  run_mpidbg 30 attach charm "127.0.0.1:$port" -ex status
+  wait_until 300 "the attached program's end" file_has "$work/charm/attached.out" '^exit ' || true
+  rc=$attached_rc out=$attached_out
+  check_rc 0 &&
+  check_matches "$out" '^Attached to a Charm\+\+ program of 2 PEs at 127\.0\.0\.1:' "the banner" &&
+  check_contains "$(section status | head -1)" "[0-1] frozen" "status" &&
+  check_contains "$(section 'wait 20')" "[0] at breakpoint 1 in entry Cell::pass(int round, double token)" "the breakpoint, seen by status" &&
+  check_contains "$(section 'where 0')" "_call_freeze_on_break_point" "where 0 (the PE found by its NETSTART)" &&
+  check_contains "$out" "Detached from the Charm++ program; it runs on" "leaving detaches" &&
+  check_contains "$(cat "$work/charm/attached.out")" "ring: done after 300 rounds" "the program, left running, ends by itself" &&
+  check_contains "$(cat "$work/charm/attached.out")" "exit 0" "its exit code" &&
+  [ "$nokey_rc" -ne 0 ] && check_contains "$nokey_err" "no key for level 0" "a key file without a key" &&
+  check_contains "$err" "needs --charm-key-file" "plain to a keyed server"
+}
