@@ -229,6 +229,8 @@ void CharmJob::handleNotice(const CharmNotice& notice) {
             where = bp.entry.qualified();
             break;
           }
+        stopPending_ = true;
+        awaiting_.erase(notice.pe);
         tell = "[" + std::to_string(notice.pe) + "] stopped at " +
                (id > 0 ? "breakpoint " + std::to_string(id) + ", " : std::string()) + "entry " + where;
         ++events_;
@@ -236,10 +238,13 @@ void CharmJob::handleNotice(const CharmNotice& notice) {
       }
       case CharmNotice::Kind::Abort:
         notes_[notice.pe].abort = notice.text;
+        stopPending_ = true;
+        awaiting_.erase(notice.pe);
         tell = "[" + std::to_string(notice.pe) + "] aborted (frozen by Charm++'s debug mode): " + notice.text;
         ++events_;
         break;
       case CharmNotice::Kind::Signal:
+        stopPending_ = true;
         tell = "[" + std::to_string(notice.pe) + "] caught signal " + std::to_string(notice.number) + " (" +
                strsignal(notice.number) + ")";
         ++events_;
@@ -531,6 +536,16 @@ std::vector<PeView> CharmJob::status(const RankSet& pes) {
         notes_[view.pe].breakpoint = e.name;
       }
   }
+  // A PE let go by resume() and stopped since: a stop the next wait returns
+  // at (charmrun hands a PE its requests in order, so a status asked after a
+  // continue sees the continued PE).
+  std::lock_guard lock(mutex_);
+  for (const auto& view : out)
+    if (awaiting_.contains(view.pe) && (view.state == PeState::Frozen || view.state == PeState::AtBreakpoint ||
+                                        view.state == PeState::Aborted)) {
+      awaiting_.erase(view.pe);
+      stopPending_ = true;
+    }
   return out;
 }
 
@@ -672,8 +687,13 @@ std::map<int, std::string> CharmJob::resume(const RankSet& pes) {
       note.frozen = false;
       note.breakpoint.clear();
       note.abort.clear();
+      awaiting_.insert(pe);
     }
-    if (auto ok = link_->send("debug/charm/continue", pe); !ok) failed[pe] = ok.error().message;
+    if (auto ok = link_->send("debug/charm/continue", pe); !ok) {
+      failed[pe] = ok.error().message;
+      std::lock_guard lock(mutex_);
+      awaiting_.erase(pe);
+    }
   }
   return failed;
 }
@@ -700,33 +720,22 @@ std::map<int, std::string> CharmJob::step(const RankSet& pes) {
 }
 
 bool CharmJob::waitForEvent(std::chrono::milliseconds timeout, const Cancelled& cancelled) {
-  const std::uint64_t start = events_.load();
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   auto lastPoll = std::chrono::steady_clock::now() - 1s;
-  std::optional<RankSet> runningAtStart;
+  auto takeStop = [&] {
+    std::lock_guard lock(mutex_);
+    return std::exchange(stopPending_, false);
+  };
   for (;;) {
-    if (events_.load() != start) return true;
+    if (takeStop()) return true;
     if (!alive()) return true;
     const auto now = std::chrono::steady_clock::now();
     if (now - lastPoll >= 300ms) {
       lastPoll = now;
       bool allStopped = true;
-      RankSet running;
-      for (const auto& view : status()) {
+      for (const auto& view : status())  // notes stops of PEs let go (stopPending_)
         if (view.state == PeState::Running || view.state == PeState::Unknown) allStopped = false;
-        if (view.state == PeState::Running) running.insert(view.pe);
-      }
-      if (allStopped) return true;
-      // A PE running at the start that stopped since (a breakpoint hit the
-      // output did not announce: an attached program).
-      if (!runningAtStart) runningAtStart = running;
-      for (int pe : *runningAtStart)
-        if (!running.contains(pe)) {
-          RankSet one;
-          one.insert(pe);
-          for (const auto& view : status(one))
-            if (view.state == PeState::AtBreakpoint || view.state == PeState::Aborted) return true;
-        }
+      if (takeStop() || allStopped) return true;
     }
     if (cancelled && cancelled()) return false;
     if (now > deadline) return false;

@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -173,9 +174,11 @@ class CharmJob {
 
   /// Notices of breakpoint hits, aborts and signals seen so far.
   std::uint64_t eventCount() const { return events_.load(); }
-  /// Blocks until a new breakpoint hit, abort or signal, until every PE is
-  /// frozen or the program ended, or `timeout` or cancellation. True unless
-  /// it timed out or was cancelled.
+  /// Blocks until a stop no wait has returned at yet (a breakpoint hit, an
+  /// abort or a signal announced on the output; a PE let go by resume()
+  /// found stopped, for attached programs whose output mpidbg does not
+  /// see), until every PE is frozen or the program ended, or `timeout` or
+  /// cancellation. True unless it timed out or was cancelled.
   bool waitForEvent(std::chrono::milliseconds timeout, const Cancelled& cancelled);
 
   /// Ends the program: gdb sessions detach, charmrun's process group and the
@@ -222,6 +225,11 @@ class CharmJob {
   std::string serverHost_;
   std::vector<std::string> lastLines_;  ///< the last output lines, for a failed start
   bool outputEnded_ = false;
+  /// PEs let go by resume() whose next stop has not been seen yet.
+  std::set<int> awaiting_;
+  /// A stop (a breakpoint hit, an abort, a signal, or a PE of awaiting_ found
+  /// stopped) that no wait has returned at yet.
+  bool stopPending_ = false;
   std::optional<std::vector<CharmEntry>> entries_;
   std::map<int, CharmBreakpoint> breakpoints_;
   int nextBreakpoint_ = 1;

