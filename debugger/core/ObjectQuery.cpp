@@ -79,8 +79,13 @@ std::map<int, Expected<std::vector<pupfmt::Node>>> readItems(ListServers& server
     request.hiPlus1 = range.second;
     request.path = list;
     for (auto& [rank, reply] : servers.ask(ranks, proto::kListItemsFmtHandler, proto::encodeListItemsRequest(request))) {
-      if (!reply) out.emplace(rank, std::unexpected(reply.error()));
-      else out.emplace(rank, decodeItems(*reply));
+      if (!reply) {
+        out.emplace(rank, std::unexpected(reply.error()));
+        continue;
+      }
+      auto items = decodeItems(*reply);
+      if (items) servers.refine(rank, list, *items);
+      out.emplace(rank, std::move(items));
     }
   }
   return out;

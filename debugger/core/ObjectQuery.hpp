@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ccs/PupFmt.hpp"
 #include "debugger/core/RankExpr.hpp"
 #include "debugger/core/RankSet.hpp"
 #include "mpidbg/Error.hpp"
@@ -49,6 +50,13 @@ class ListServers {
   virtual std::optional<int> firstReachable() = 0;
   /// How many processes the job has.
   virtual int size() = 0;
+  /// Rewrites the decoded items of `list` that process `rank` sent before
+  /// they are merged (a back end that knows more about an item than its
+  /// bytes say; the Charm++ one decodes raw object memory by DWARF). The
+  /// default leaves them as they are.
+  virtual void refine(int rank, const std::string& list, std::vector<ccs::pupfmt::Node>& items) {
+    (void)rank, (void)list, (void)items;
+  }
 };
 
 /// The mpidbg ranks of `debugger` as list servers (their runtimes name their

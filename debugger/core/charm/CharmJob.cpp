@@ -16,10 +16,12 @@
 
 #include <openssl/rand.h>
 
+#include "ccs/Auth.hpp"
 #include "ccs/CharmKeyFile.hpp"
 #include "ccs/Frame.hpp"
 #include "ccs/ListProtocol.hpp"
 #include "ccs/PupFmt.hpp"
+#include "debugger/core/mqs/DwarfValues.hpp"
 #include "debugger/core/mqs/ProcessMemory.hpp"
 #include "debugger/core/mqs/SymbolSource.hpp"
 #include "mpidbg/Text.hpp"
@@ -138,10 +140,64 @@ class CharmJob::PeLists final : public ListServers {
     return std::nullopt;
   }
   int size() override { return job_.size(); }
+  void refine(int rank, const std::string& list, std::vector<pupfmt::Node>& items) override {
+    if (list == "charm/arrayElements" || list == "charm/object") job_.decodeObjects(rank, items);
+  }
 
  private:
   CharmJob& job_;
 };
+
+void CharmJob::decodeObjects(int pe, std::vector<pupfmt::Node>& items) {
+  // Every PE runs the same program: one symbol table, from the first PE
+  // process that can be read.
+  std::lock_guard lock(symbolsMutex_);
+  if (!symbols_ && !symbolsTried_) {
+    symbolsTried_ = true;
+    std::vector<pid_t> pids;
+    for (const auto& info : debugger_.job().snapshot())
+      if (info.pid > 0 && !info.ended()) pids.push_back(info.pid);
+    for (pid_t pid : pids) {
+      auto source = mqs::SymbolSource::fromProcess(pid);
+      if (source) {
+        symbols_ = std::make_unique<mqs::SymbolSource>(std::move(*source));
+        break;
+      }
+    }
+  }
+  (void)pe;
+  for (auto& item : items) {
+    pupfmt::Node* value = nullptr;
+    std::string type;
+    for (auto& child : item.children) {
+      if (child.label == "type") type = child.value;
+      if (child.label == "value" && child.kind == pupfmt::Node::Kind::Bytes) value = &child;
+    }
+    if (value == nullptr || type.empty()) continue;
+    if (!symbols_) {
+      value->label = "value (raw bytes: the PE processes cannot be read for their DWARF)";
+      continue;
+    }
+    const mqs::TypeRef* ref = symbols_->findType(type);
+    if (ref == nullptr) {
+      value->label = "value (raw bytes: no DWARF type '" + type + "' in the program)";
+      continue;
+    }
+    auto bytes = ccs::fromHex(value->value);
+    if (!bytes) continue;
+    pupfmt::Node fields;
+    fields.label = "fields";
+    fields.kind = pupfmt::Node::Kind::Object;
+    for (auto& [path, text] : mqs::memberValues(ref->die, *bytes)) {
+      pupfmt::Node leaf;
+      leaf.label = path;
+      leaf.kind = pupfmt::Node::Kind::Scalar;
+      leaf.value = std::move(text);
+      fields.children.push_back(std::move(leaf));
+    }
+    *value = std::move(fields);
+  }
+}
 
 ListServers& CharmJob::lists() { return *lists_; }
 

@@ -31,6 +31,7 @@
 #include "debugger/core/RankSet.hpp"
 #include "debugger/core/charm/CharmLink.hpp"
 #include "debugger/core/charm/CharmOutput.hpp"
+#include "debugger/core/mqs/SymbolSource.hpp"
 #include "mpidbg/Error.hpp"
 
 namespace mpidbg::core::charm {
@@ -202,6 +203,10 @@ class CharmJob {
     std::string abort;
     bool ended = false;
   };
+  /// Replaces the raw `value` bytes of charm/arrayElements and charm/object
+  /// items from `pe` by their members, decoded by the DWARF type the item
+  /// names (Charm++ sends element memory, not PUP'd fields).
+  void decodeObjects(int pe, std::vector<ccs::pupfmt::Node>& items);
   void readOutput(int fd);
   void handleNotice(const CharmNotice& notice);
   Expected<void> attachPids(const std::map<int, pid_t>& pids);
@@ -231,6 +236,9 @@ class CharmJob {
   /// stopped) that no wait has returned at yet.
   bool stopPending_ = false;
   std::optional<std::vector<CharmEntry>> entries_;
+  std::mutex symbolsMutex_;  ///< guards symbols_ (SymbolSource is not thread-safe)
+  std::unique_ptr<mqs::SymbolSource> symbols_;
+  bool symbolsTried_ = false;
   std::map<int, CharmBreakpoint> breakpoints_;
   int nextBreakpoint_ = 1;
 };

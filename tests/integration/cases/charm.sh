@@ -22,7 +22,7 @@ case_charm_launch_break_inspect_step_run_to_end() {
   cd "$work/charm" || return 1
   run_mpidbg 120 -ex status -ex 'info entries' -ex 'break Cell::pass' -ex run -ex 'wait 30' -ex status \
     -ex 'print converse/localqueue' -ex 'print charm/arrayElementNames' -ex lists -ex 'where 0' \
-    -ex 'step 0' -ex 'status 0' -ex 'delete' -ex run -ex 'wait 60' -- ./charmrun +p2 ./ring 4 20
+    -ex 'step 0' -ex 'status 0' -ex 'print 0 charm/arrayElements' -ex 'delete' -ex run -ex 'wait 60' -- ./charmrun +p2 ./ring 4 20
   cd - >/dev/null
   check_rc 0 &&
   check_matches "$out" '^Charm\+\+ program started: 2 PEs, frozen once initialized .*\(SHA-1 authenticated\)\.$' "the banner" &&
@@ -42,6 +42,11 @@ case_charm_launch_break_inspect_step_run_to_end() {
   check_contains "$(section 'where 0')" "_call_freeze_on_break_point > CpdFreeze" "where (through gdb, at the breakpoint)" &&
   check_contains "$(section 'step 0')" "[0] stepped" "step" &&
   check_contains "$(section 'status 0')" "[0] frozen" "status after the step (still frozen)" &&
+  # Charm++ sends each element's memory: its members are decoded by the program's DWARF.
+  # The step ran Cell[0]::pass(0, 1.0): hits 1, sum 1, last 0; Cell[1] has not run yet.
+  check_matches "$(section 'print 0 charm/arrayElements')" '^charm/arrayElements\[[01]\]\.fields\.hits = 1$' "Cell[0]'s hits after the step" &&
+  check_matches "$(section 'print 0 charm/arrayElements')" '^charm/arrayElements\[[01]\]\.fields\.sum = 1$' "Cell[0]'s sum" &&
+  check_matches "$(section 'print 0 charm/arrayElements')" '^charm/arrayElements\[[01]\]\.fields\.last = -1$' "Cell[1]'s last (not run)" &&
   check_contains "$(section delete)" "Deleted breakpoint 1" "delete" &&
   check_contains "$out" "ring: done after 20 rounds" "the program's end" &&
   check_contains "$(section 'wait 60')" "The program has ended." "wait to the end"
