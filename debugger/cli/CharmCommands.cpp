@@ -379,8 +379,10 @@ const std::vector<Command>& charmCommandTable() {
       {"lists", {}, "lists [PES]", "The CpdLists the PEs serve, with their lengths",
        "charm/arrayElements, charm/chares, charm/entries, converse/localqueue, ...", doCharmLists},
       {"print", {"p"}, "print [PES] LIST[[I]|[A:B]][.FIELD]", "Print list items, merged across PEs",
-       "Items decoded from Charm++'s PUP .fmt form: print charm/arrayElements, print converse/localqueue, "
-       "print charm/arrayElements[0].hits. Values equal on every PE print once; others with their PEs.",
+       "Items decoded from Charm++'s PUP .fmt form; an array element's memory (Charm++ sends the bytes) is "
+       "decoded into its members by the program's DWARF. Values equal on every PE print once, others with "
+       "their PEs. Examples: print converse/localqueue, print charm/arrayElements, "
+       "print 0 charm/arrayElements[1].fields.hits",
        doCharmPrint},
       {"detach", {}, "detach", "Leave an attached program running",
        "Removes the breakpoints, continues every PE and detaches gdb.", doCharmDetach},
