@@ -62,23 +62,43 @@ std::string failedLines(const std::map<int, std::string>& failed) {
   return out;
 }
 
-nlohmann::json failedJson(const std::map<int, std::string>& failed) {
-  std::map<std::string, core::RankSet> byText;
-  for (const auto& [pe, why] : failed) byText[why].insert(pe);
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& [why, set] : byText) out.push_back(withRanks({{"error", why}}, set));
-  return out;
+nlohmann::json failedJson(const std::map<int, std::string>& failed) { return groupsJson(failed, "error"); }
+
+/// The outcome groups of a control command (docs/json-schema.md, "outcomes"):
+/// succeeded with `verb` on the PEs of `asked` that did not fail.
+nlohmann::json outcomesJson(nlohmann::json data, const std::string& verb, const core::RankSet& asked,
+                            const std::map<int, std::string>& failed) {
+  std::map<int, std::string> succeeded;
+  for (int pe : asked)
+    if (!failed.contains(pe)) succeeded[pe] = verb;
+  data["succeeded"] = groupsJson(succeeded, "text");
+  data["skipped"] = nlohmann::json::array();
+  data["failed"] = failedJson(failed);
+  return data;
 }
 
-/// The result of a control command: `done` on the PEs that took it, failures per group.
+/// A breakpoint as docs/json-schema.md describes one (kind "entry").
+nlohmann::json breakpointJson(const charm::CharmBreakpoint& bp) {
+  return withRanks({{"id", bp.id},
+                    {"kind", "entry"},
+                    {"target", bp.entry.qualified()},
+                    {"condition", ""},
+                    {"hit", 0},
+                    {"enabled", true},
+                    {"description", "entry " + bp.entry.qualified()}},
+                   bp.pes);
+}
+
+/// The result of a control command: `verb` on the PEs that took it, failures
+/// per group; `data` the command's JSON result.
 CommandResult controlResult(const std::string& verb, const core::RankSet& asked,
-                            const std::map<int, std::string>& failed) {
+                            const std::map<int, std::string>& failed, nlohmann::json data) {
   core::RankSet done = asked;
   for (const auto& [pe, why] : failed) done.erase(pe);
   CommandResult result;
   if (!done.empty()) result.text = done.toString() + " " + verb + "\n";
   result.text += failedLines(failed);
-  result.data = {{"action", verb}, {"done", withRanks(nlohmann::json::object(), done)}, {"failed", failedJson(failed)}};
+  result.data = std::move(data);
   if (done.empty() && !failed.empty()) {
     result.ok = false;
     result.error = "no PE " + verb + ": " + failed.begin()->second;
@@ -109,12 +129,29 @@ CommandResult statusResult(Context& ctx, const core::RankSet& set) {
     auto [it, fresh] = at.emplace(text, groups.size());
     if (fresh) groups.emplace_back(text, core::RankSet{});
     groups[it->second].second.insert(view.pe);
-    rows.push_back({{"pe", view.pe}, {"pid", view.pid}, {"state", charm::peStateName(view.state)},
-                    {"entry", view.entry}, {"error", view.error}});
+    // The shape of an MPI rank's status (docs/json-schema.md, "status"), the PE as the rank.
+    const bool running = view.state == charm::PeState::Running;
+    const bool frozen = view.state == charm::PeState::Frozen || view.state == charm::PeState::AtBreakpoint ||
+                        view.state == charm::PeState::Aborted;
+    rows.push_back({{"rank", view.pe},
+                    {"state", text},
+                    {"runtime_state", running ? nlohmann::json("running") : frozen ? nlohmann::json("frozen") : nlohmann::json()},
+                    {"blocked", false},
+                    {"settled", !running && view.state != charm::PeState::Unknown},
+                    {"held", view.state == charm::PeState::HeldByGdb},
+                    {"ended", view.state == charm::PeState::Ended},
+                    {"mpi_calls", nullptr},
+                    {"call", nullptr},
+                    {"call_site", nullptr},
+                    {"error", view.error.empty() ? nlohmann::json() : nlohmann::json(view.error)}});
   }
   CommandResult result;
-  for (const auto& [text, group] : groups) result.text += group.toString() + " " + text + "\n";
-  result.data = {{"pes", rows}};
+  nlohmann::json groupRows = nlohmann::json::array();
+  for (const auto& [text, group] : groups) {
+    result.text += group.toString() + " " + text + "\n";
+    groupRows.push_back(withRanks({{"state", text}}, group));
+  }
+  result.data = {{"size", ctx.charm->size()}, {"groups", groupRows}, {"per_rank", rows}};
   return result;
 }
 
@@ -148,7 +185,7 @@ CommandResult doCharmInfo(Context& ctx, std::string_view args) {
     }
     if (hidden > 0)
       result.text += "(" + std::to_string(hidden) + " entry methods of Charm++ itself not shown: info entries --all)\n";
-    result.data = {{"entries", rows}, {"hidden", hidden}};
+    result.data = {{"charm_entries", rows}, {"hidden", hidden}};
     return result;
   }
   if (what == "breakpoints" || what == "break" || what == "b") {
@@ -156,7 +193,9 @@ CommandResult doCharmInfo(Context& ctx, std::string_view args) {
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& [id, bp] : ctx.charm->breakpoints()) {
       result.text += std::to_string(id) + "  entry " + bp.entry.qualified() + " on " + bp.pes.toString() + "\n";
-      rows.push_back(withRanks({{"id", id}, {"entry", bp.entry.qualified()}, {"index", bp.entry.index}}, bp.pes));
+      nlohmann::json row = breakpointJson(bp);
+      row["hits"] = nlohmann::json::array();  // Charm++ does not count hits
+      rows.push_back(std::move(row));
     }
     if (rows.empty()) result.text = "No breakpoints.\n";
     result.data = {{"breakpoints", rows}};
@@ -198,8 +237,7 @@ CommandResult doCharmBreak(Context& ctx, std::string_view args) {
     result.text = "Breakpoint " + std::to_string(bp.id) + " at entry " + bp.entry.qualified() + " on " +
                   peWords(bp.pes) + "\n";
   result.text += failedLines(failed);
-  result.data = {{"id", bp.id}, {"entry", bp.entry.qualified()}, {"index", bp.entry.index},
-                 {"set", withRanks(nlohmann::json::object(), bp.pes)}, {"failed", failedJson(failed)}};
+  result.data = outcomesJson({{"breakpoint", breakpointJson(bp)}}, "set", set->empty() ? core::RankSet::all(ctx.charm->size()) : *set, failed);
   if (bp.pes.empty()) {
     result.ok = false;
     result.error = "breakpoint not set: " + (failed.empty() ? std::string("no PE") : failed.begin()->second);
@@ -239,13 +277,18 @@ CommandResult doCharmFreeze(Context& ctx, std::string_view args) {
   if (args.starts_with("--now")) return CommandResult::failure("freeze --now is for MPI ranks: Charm++ freezes a PE between entry methods");
   auto set = pes(ctx, args);
   if (!set) return CommandResult::failure(set.error().message);
-  return controlResult("frozen", *set, ctx.charm->freeze(*set));
+  auto failed = ctx.charm->freeze(*set);
+  return controlResult("frozen", *set, failed, outcomesJson({{"now", false}}, "frozen", *set, failed));
 }
 
 CommandResult doCharmRun(Context& ctx, std::string_view args) {
   auto set = pes(ctx, args);
   if (!set) return CommandResult::failure(set.error().message);
-  return controlResult("continued", *set, ctx.charm->resume(*set));
+  auto failed = ctx.charm->resume(*set);
+  core::RankSet done = *set;
+  for (const auto& [pe, why] : failed) done.erase(pe);
+  return controlResult("continued", *set, failed,
+                       {{"continued", withRanks(nlohmann::json::object(), done)}, {"not_continued", groupsJson(failed, "why")}});
 }
 
 CommandResult doCharmStep(Context& ctx, std::string_view args) {
@@ -255,7 +298,8 @@ CommandResult doCharmStep(Context& ctx, std::string_view args) {
   auto failed = ctx.charm->step(*set);
   core::RankSet stepped = *set;
   for (const auto& [pe, why] : failed) stepped.erase(pe);
-  CommandResult result = controlResult("stepped (one message delivered; still frozen)", *set, failed);
+  CommandResult result = controlResult("stepped (one message delivered; still frozen)", *set, failed,
+                                       outcomesJson({{"count", 1}}, "stepped", *set, failed));
   if (!stepped.empty()) {
     // The message's entry method runs before the PE answers again.
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -268,17 +312,26 @@ CommandResult doCharmWait(Context& ctx, std::string_view args) {
   auto timeout = parseWaitTimeout(args, ctx.settings.defaultWait);
   if (!timeout) return CommandResult::failure(timeout.error().message);
   if (ctx.charm == nullptr || !ctx.charm->active()) return CommandResult::failure(std::string(kNoJob));
-  const bool settled = ctx.charm->waitForEvent(*timeout, [] { return g_interrupted.load(); });
+  const auto start = std::chrono::steady_clock::now();
+  using Outcome = charm::CharmJob::WaitOutcome;
+  const Outcome outcome = ctx.charm->waitForEvent(*timeout, [] { return g_interrupted.load(); });
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ctx.console.drainNotices();
-  if (!ctx.charm->alive()) {
+  if (outcome == Outcome::Ended || !ctx.charm->alive()) {
     CommandResult result;
     result.text = "The program has ended.\n";
-    result.data = {{"ended", true}};
+    result.data = {{"outcome", "ended"}, {"seconds", seconds}, {"launcher", nullptr}};
     return result;
   }
   CommandResult result = statusResult(ctx, core::RankSet::all(ctx.charm->size()));
-  if (!settled) result.text = "Still running after the wait:\n" + result.text;
-  result.data["settled"] = settled;
+  if (outcome == Outcome::TimedOut) result.text = "Still running after the wait:\n" + result.text;
+  if (outcome == Outcome::Cancelled) result.text = "Interrupted:\n" + result.text;
+  result.data = {{"outcome", outcome == Outcome::Stopped   ? "stopped"
+                             : outcome == Outcome::Settled ? "settled"
+                             : outcome == Outcome::TimedOut ? "timed_out"
+                                                            : "interrupted"},
+                 {"seconds", seconds},
+                 {"launcher", nullptr}};
   return result;
 }
 
@@ -331,7 +384,7 @@ CommandResult doCharmDetach(Context& ctx, std::string_view) {
   ctx.charm->detach();
   CommandResult result;
   result.text = "Detached: breakpoints removed, every PE continued.\n";
-  result.data = {{"action", "detach"}};
+  result.data = {{"detached", true}};
   return result;
 }
 
@@ -341,7 +394,7 @@ CommandResult doCharmKill(Context& ctx, std::string_view) {
   ctx.killedByUser = true;
   CommandResult result;
   result.text = "Killed the program.\n";
-  result.data = {{"action", "kill"}};
+  result.data = {{"killed", true}};
   return result;
 }
 

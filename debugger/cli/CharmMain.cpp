@@ -67,7 +67,10 @@ int runCharmSession(core::Debugger& debugger, Console& console, const CharmSessi
            "which a program mpidbg did not start keeps).";
   if (console.json())
     console.print(jsonLine(sessionEventJson(options.argv.empty() ? "attached" : "started", text,
-                                            withRanks({{"size", size}, {"charm", true}}, core::RankSet::all(size)))));
+                                            withRanks(options.argv.empty()
+                                                          ? nlohmann::json{{"size", size}, {"charm", true}}
+                                                          : nlohmann::json{{"size", size}, {"frozen", options.suspend}, {"charm", true}},
+                                                      core::RankSet::all(size)))));
   else
     console.print(text);
 

@@ -706,6 +706,11 @@ Expected<std::map<int, std::string>> CharmJob::removeBreakpoint(int id) {
 std::map<int, std::string> CharmJob::freeze(const RankSet& pes, std::chrono::milliseconds settle) {
   std::map<int, std::string> failed;
   RankSet sent;
+  {
+    // A freeze asked for is not a stop for the next wait to report.
+    std::lock_guard lock(mutex_);
+    for (int pe : pes.empty() ? RankSet::all(pes_) : pes) awaiting_.erase(pe);
+  }
   for (int pe : pes.empty() ? RankSet::all(pes_) : pes) {
     if (const std::string why = unreachable(pe); !why.empty()) {
       failed[pe] = why;
@@ -732,6 +737,11 @@ std::map<int, std::string> CharmJob::freeze(const RankSet& pes, std::chrono::mil
 
 std::map<int, std::string> CharmJob::resume(const RankSet& pes) {
   std::map<int, std::string> failed;
+  {
+    // Stops seen before this continue are no news for the next wait.
+    std::lock_guard lock(mutex_);
+    stopPending_ = false;
+  }
   for (int pe : pes.empty() ? RankSet::all(pes_) : pes) {
     if (const std::string why = unreachable(pe); !why.empty()) {
       failed[pe] = why;
@@ -775,7 +785,7 @@ std::map<int, std::string> CharmJob::step(const RankSet& pes) {
   return failed;
 }
 
-bool CharmJob::waitForEvent(std::chrono::milliseconds timeout, const Cancelled& cancelled) {
+CharmJob::WaitOutcome CharmJob::waitForEvent(std::chrono::milliseconds timeout, const Cancelled& cancelled) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   auto lastPoll = std::chrono::steady_clock::now() - 1s;
   auto takeStop = [&] {
@@ -783,18 +793,19 @@ bool CharmJob::waitForEvent(std::chrono::milliseconds timeout, const Cancelled& 
     return std::exchange(stopPending_, false);
   };
   for (;;) {
-    if (takeStop()) return true;
-    if (!alive()) return true;
+    if (takeStop()) return WaitOutcome::Stopped;
+    if (!alive()) return WaitOutcome::Ended;
     const auto now = std::chrono::steady_clock::now();
     if (now - lastPoll >= 300ms) {
       lastPoll = now;
       bool allStopped = true;
       for (const auto& view : status())  // notes stops of PEs let go (stopPending_)
         if (view.state == PeState::Running || view.state == PeState::Unknown) allStopped = false;
-      if (takeStop() || allStopped) return true;
+      if (takeStop()) return WaitOutcome::Stopped;
+      if (allStopped) return WaitOutcome::Settled;
     }
-    if (cancelled && cancelled()) return false;
-    if (now > deadline) return false;
+    if (cancelled && cancelled()) return WaitOutcome::Cancelled;
+    if (now > deadline) return WaitOutcome::TimedOut;
     std::unique_lock lock(mutex_);
     changed_.wait_for(lock, 100ms);
   }

@@ -179,8 +179,9 @@ class CharmJob {
   /// abort or a signal announced on the output; a PE let go by resume()
   /// found stopped, for attached programs whose output mpidbg does not
   /// see), until every PE is frozen or the program ended, or `timeout` or
-  /// cancellation. True unless it timed out or was cancelled.
-  bool waitForEvent(std::chrono::milliseconds timeout, const Cancelled& cancelled);
+  /// cancellation.
+  enum class WaitOutcome { Stopped, Settled, Ended, TimedOut, Cancelled };
+  WaitOutcome waitForEvent(std::chrono::milliseconds timeout, const Cancelled& cancelled);
 
   /// Ends the program: gdb sessions detach, charmrun's process group and the
   /// PE processes end. Idempotent.

@@ -101,3 +101,33 @@ case_charm_attach_sha1_break_and_detach() {
   [ "$nokey_rc" -ne 0 ] && check_contains "$nokey_err" "no key for level 0" "a key file without a key" &&
   check_contains "$err" "needs --charm-key-file" "plain to a keyed server"
 }
+
+case_charm_json_results_match_the_schema() {
+  charm_ring || return 1
+  cd "$work/charm" || return 1
+  run_mpidbg 90 --json -ex status -ex 'info entries' -ex 'break Cell::pass' -ex 'info break' -ex run -ex 'wait 30' \
+    -ex 'step 0' -ex 'freeze' -ex 'print 0 charm/arrayElements' -ex lists -ex 'delete 1' -ex run -ex 'wait 60' -- \
+    ./charmrun +p2 ./ring 4 20
+  cd - >/dev/null
+  local py
+  py="$(json_python)" || return 1
+  check_rc 0 &&
+  "$py" "$root/tests/integration/jsonlines.py" "$root/docs/json-schema.json" "$work/out" <<'PY'
+check(result("status")["size"] == 2, "status: size 2")
+check([g["state"] for g in result("status")["groups"]] == ["frozen"], "status: every PE frozen at the start")
+entries = result("info entries")["charm_entries"]
+check(any(e["chare"] == "Cell" and e["name"] == "pass(int round, double token)" and e["index"] == 152 for e in entries),
+      "info entries: Cell::pass with its index")
+check(result("info entries")["hidden"] > 100, "info entries: Charm++'s own hidden")
+bp = result("break Cell::pass")["breakpoint"]
+check(bp["kind"] == "entry" and bp["target"] == "Cell::pass(int round, double token)" and bp["rank_list"] == [0, 1],
+      "break: an entry breakpoint on both PEs")
+check(result("wait 30")["outcome"] == "stopped", "wait: stopped at the breakpoint")
+check(any(e.get("event") for e in events if "stopped at breakpoint 1" in e.get("text", "")), "the stop as an event")
+check(result("step 0")["succeeded"][0]["rank_list"] == [0], "step 0")
+fields = {f["path"]: f["values"] for f in result("print 0 charm/arrayElements")["fields"]}
+check(any(p.endswith(".fields.hits") and v[0]["value"] == "1" for p, v in fields.items()), "print: Cell[0].hits decoded")
+check(result("delete 1")["deleted"] == [1], "delete 1")
+check(result("wait 60")["outcome"] == "ended", "wait: the program ended")
+PY
+}
