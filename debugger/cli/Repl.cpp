@@ -13,6 +13,7 @@
 #include "debugger/core/ObjectQuery.hpp"
 #include "debugger/cli/SetCommands.hpp"
 #include "debugger/core/RankExpr.hpp"
+#include "debugger/core/charm/CharmJob.hpp"
 #include "mpidbg/Text.hpp"
 
 namespace mpidbg::cli {
@@ -37,9 +38,19 @@ CompletionContext completionContext(Context& ctx) {
   for (const auto& [name, ranks] : ctx.debugger.namedSets) cc.namedSets.push_back(name);
   // print targets: list names, then object fields and items (one rank asked per Tab).
   core::Debugger* debugger = &ctx.debugger;
-  cc.objectWords = [debugger](std::string_view, std::string_view word) {
+  core::charm::CharmJob* charm = ctx.charm;
+  cc.objectWords = [debugger, charm](std::string_view, std::string_view word) {
+    if (charm != nullptr) return charm->active() ? core::objectCompletions(charm->lists(), word) : std::vector<std::string>{};
     return debugger->hasJob() ? core::objectCompletions(*debugger, word) : std::vector<std::string>{};
   };
+  if (charm != nullptr && charm->active()) {
+    // break [entry] NAME on a Charm++ program: its entry methods, as Chare::method.
+    cc.breakpoints.clear();
+    for (const auto& [id, bp] : charm->breakpoints()) cc.breakpoints.push_back(id);
+    if (auto entries = charm->entries())
+      for (const auto& e : *entries)
+        if (!e.system) cc.entryNames.push_back(e.chare.empty() ? e.name.substr(0, e.name.find('(')) : e.chare + "::" + e.name.substr(0, e.name.find('(')));
+  }
   return cc;
 }
 

@@ -6,6 +6,7 @@
 //
 //   charmc ring.ci && charmc -g -O0 ring.cpp -o ring
 //   mpidbg -- ./charmrun +p2 ++local ./ring 4 1000     (4 cells, 1000 rounds)
+//   mpidbg -- ./charmrun +p2 ++local ./ring 4 1000 3   (cell 2 calls CkAbort in round 3)
 #include <unistd.h>
 
 #include <cstdio>
@@ -16,12 +17,14 @@
 /*readonly*/ CProxy_Main mainProxy;
 /*readonly*/ int numCells;
 /*readonly*/ int maxRounds;
+/*readonly*/ int abortRound;
 
 class Main : public CBase_Main {
  public:
   explicit Main(CkArgMsg* m) {
     numCells = m->argc > 1 ? std::atoi(m->argv[1]) : 4;
     maxRounds = m->argc > 2 ? std::atoi(m->argv[2]) : 1000;
+    abortRound = m->argc > 3 ? std::atoi(m->argv[3]) : -1;
     delete m;
     mainProxy = thisProxy;
     CkPrintf("ring: %d cells, %d rounds on %d PEs\n", numCells, maxRounds, CkNumPes());
@@ -51,6 +54,7 @@ class Cell : public CBase_Cell {
     ++hits;
     sum += token;
     last = round;
+    if (thisIndex == 2 && round == abortRound) CkAbort("cell 2 lost the token in round %d", round);
     usleep(2000);  // a visible pace: about 500 passes a second
     const int next = (thisIndex + 1) % numCells;
     const int nextRound = next == 0 ? round + 1 : round;

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include <openssl/rand.h>
 
@@ -231,6 +232,10 @@ std::string CharmJob::serverText() const { return link_ ? link_->server().toStri
 void CharmJob::readOutput(int fd) {
   std::string pending;
   char buffer[4096];
+  // An abort message that goes on over lines: Charm++'s array elements abort
+  // with "... aborting:\n<the program's message>", and CpdNotify prints it
+  // as one CPD line. The next line completes it.
+  std::optional<CharmNotice> abort;
   for (;;) {
     const ssize_t n = ::read(fd, buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
@@ -239,7 +244,20 @@ void CharmJob::readOutput(int fd) {
     std::size_t start = 0;
     for (std::size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
       const std::string line = pending.substr(start, nl - start);
-      if (auto notice = parseCharmLine(line)) {
+      auto notice = parseCharmLine(line);
+      if (abort) {
+        if (!notice) {
+          abort->text += " " + line;
+          handleNotice(*std::exchange(abort, std::nullopt));
+          continue;
+        }
+        handleNotice(*std::exchange(abort, std::nullopt));
+      }
+      if (notice) {
+        if (notice->kind == CharmNotice::Kind::Abort && notice->text.ends_with(":")) {
+          abort = std::move(notice);
+          continue;
+        }
         handleNotice(*notice);
         if (notice->kind != CharmNotice::Kind::ServerPort) continue;
       }
@@ -252,6 +270,7 @@ void CharmJob::readOutput(int fd) {
     }
     pending.erase(0, start);
   }
+  if (abort) handleNotice(*abort);
   if (!pending.empty() && output_) output_(pending);
   ::close(fd);
   {

@@ -131,3 +131,16 @@ check(result("delete 1")["deleted"] == [1], "delete 1")
 check(result("wait 60")["outcome"] == "ended", "wait: the program ended")
 PY
 }
+
+case_charm_abort_freezes_the_pe_and_is_named() {
+  charm_ring || return 1
+  cd "$work/charm" || return 1
+  # Cell 2 (on PE 1) calls CkAbort in round 3: in debug mode Charm++ freezes the PE instead of ending.
+  run_mpidbg 60 -ex run -ex 'wait 30' -ex status -ex 'where 1' -ex kill -- ./charmrun +p2 ./ring 4 100 3
+  cd - >/dev/null
+  check_rc 0 &&
+  check_contains "$out" "[1] aborted (frozen by Charm++'s debug mode): CkMigratable 'Cell' aborting: [1] Array element at index 2 aborting: cell 2 lost the token in round 3" "the abort notice (its message joined)" &&
+  check_matches "$(section status)" '^\[1\] aborted \(frozen\): .*cell 2 lost the token in round 3$' "status" &&
+  check_contains "$(section 'where 1')" "Cell::pass > ArrayElement::CmiAbort" "where 1 (into the entry method that aborted)" &&
+  check_contains "$(section kill)" "Killed the program." "kill"
+}
