@@ -82,13 +82,20 @@ char** attemptCompletion(const char* text, int start, int end) {
 /// about: leaving detaches from it.
 bool confirmEndOfInput(Context& ctx) {
   std::fputs("quit\n", stdout);
-  if (ctx.debugger.attached()) return true;
+  core::charm::CharmJob* charm = ctx.charm;
+  // An attached job (or Charm++ program) is left running; a Charm++ program
+  // mpidbg started is asked about like a job.
+  if (charm != nullptr ? !charm->launched() || !charm->active() : ctx.debugger.attached()) return true;
   int live = 0;
-  if (ctx.debugger.hasJob() && ctx.debugger.jobAlive())
+  if (charm != nullptr && charm->alive()) live = charm->size();
+  if (charm == nullptr && ctx.debugger.hasJob() && ctx.debugger.jobAlive())
     for (const auto& info : ctx.debugger.job().snapshot()) live += info.ended() ? 0 : 1;
   if (live == 0) return true;
-  const std::string question = "The job is still running (" + std::to_string(live) +
-                               (live == 1 ? " rank" : " ranks") + "). Kill it and quit? (y or n) ";
+  const std::string question =
+      charm != nullptr ? "The program is still running (" + std::to_string(live) + (live == 1 ? " PE" : " PEs") +
+                             "). Kill it and quit? (y or n) "
+                       : "The job is still running (" + std::to_string(live) + (live == 1 ? " rank" : " ranks") +
+                             "). Kill it and quit? (y or n) ";
   g_interrupted = false;
   std::unique_ptr<char, decltype(&std::free)> answer(readline(ctx.console.promptColor(Style::Notice, question).c_str()),
                                                      &std::free);
@@ -99,9 +106,10 @@ bool confirmEndOfInput(Context& ctx) {
     ctx.console.print("Not confirmed.");
     return false;
   }
-  ctx.debugger.kill();
+  if (charm != nullptr) charm->kill();
+  else ctx.debugger.kill();
   ctx.killedByUser = true;
-  ctx.console.print("Killed the job.");
+  ctx.console.print(charm != nullptr ? "Killed the program." : "Killed the job.");
   return true;
 }
 

@@ -33,6 +33,10 @@ namespace pupfmt = ccs::pupfmt;
 namespace proto = ccs::proto;
 using namespace std::chrono_literals;
 
+/// How long status waits for one PE: a PE busy in an entry method answers
+/// only when it returns, and every PE is asked in turn.
+constexpr std::chrono::milliseconds kStatusTimeout{1500};
+
 std::string_view peStateName(PeState state) {
   switch (state) {
     case PeState::Running: return "running";
@@ -561,7 +565,7 @@ std::vector<PeView> CharmJob::status(const RankSet& pes) {
       out.push_back(view);
       continue;
     }
-    auto reply = link_->call("debug/converse/status", pe);
+    auto reply = link_->call("debug/converse/status", pe, {}, kStatusTimeout);
     if (!reply || reply->size() != 8) {
       view.state = PeState::Unknown;
       view.error = reply ? "a debug/converse/status reply of " + std::to_string(reply->size()) + " bytes"

@@ -18,14 +18,20 @@ Expected<void> CharmLink::ensureSession() {
 
 Expected<std::vector<std::uint8_t>> CharmLink::call(std::string_view handler, int pe,
                                                     const std::vector<std::uint8_t>& data) {
+  return call(handler, pe, data, timeout);
+}
+
+Expected<std::vector<std::uint8_t>> CharmLink::call(std::string_view handler, int pe,
+                                                    const std::vector<std::uint8_t>& data,
+                                                    std::chrono::milliseconds limit) {
   ccs::Request request;
   request.pe = pe;
   request.handler = std::string(handler);
   request.data = data;
   std::lock_guard lock(mutex_);
-  if (!key_) return ccs::Client::call(server_, request, timeout);
+  if (!key_) return ccs::Client::call(server_, request, limit);
   if (auto ok = ensureSession(); !ok) return std::unexpected(ok.error());
-  auto reply = ccs::CharmAuthClient::call(server_, *session_, request, timeout);
+  auto reply = ccs::CharmAuthClient::call(server_, *session_, request, limit);
   // A request the server refused leaves its salt count unknown: a new
   // handshake before the next one.
   if (!reply) session_.reset();

@@ -33,6 +33,10 @@ class CharmLink {
   /// closed without a reply (the handler sends none, or the PE is busy in an
   /// entry method and the exchange timed out), a rejected SHA-1 handshake.
   Expected<std::vector<std::uint8_t>> call(std::string_view handler, int pe, const std::vector<std::uint8_t>& data = {});
+  /// As call, bounded by `limit` instead of `timeout` (status asks each PE
+  /// briefly: a PE busy in an entry method answers only when it returns).
+  Expected<std::vector<std::uint8_t>> call(std::string_view handler, int pe, const std::vector<std::uint8_t>& data,
+                                           std::chrono::milliseconds limit);
   /// Sends `handler` with `data` to PE `pe` without waiting for a reply
   /// (debug/converse/freeze, debug/charm/continue, debug/charm/next answer
   /// nothing).
