@@ -144,3 +144,31 @@ case_charm_abort_freezes_the_pe_and_is_named() {
   check_contains "$(section 'where 1')" "Cell::pass > ArrayElement::CmiAbort" "where 1 (into the entry method that aborted)" &&
   check_contains "$(section kill)" "Killed the program." "kill"
 }
+
+case_charm_interactive_completion_and_ctrl_d() {
+  charm_ring || return 1
+  command -v tmux >/dev/null || { echo "    tmux is not installed"; return 1; }
+  local s=charm ok=0
+  cd "$work/charm" || return 1
+  istart "$s" "$work/home-charm" "" -- ./charmrun +p2 ./ring 4 100000
+  cd - >/dev/null
+  {
+    iwait "$s" "(mpidbg)" &&
+    # Tab completes Charm++'s list names and the program's entry methods.
+    itmux send-keys -t "$s" 'print conv' Tab &&
+    iexpect_line "$s" "(mpidbg) print converse/localqueue" &&
+    itmux send-keys -t "$s" C-u 'break entry Cell::pa' Tab &&
+    iexpect_line "$s" "(mpidbg) break entry Cell::pass" &&
+    itmux send-keys -t "$s" Enter &&
+    iwait "$s" "Breakpoint 1 at entry Cell::pass(int round, double token) on PEs [0-1]" &&
+    # Ctrl-D asks before killing a program mpidbg started.
+    itmux send-keys -t "$s" C-d &&
+    iwait "$s" "The program is still running (2 PEs). Kill it and quit? (y or n)" &&
+    itmux send-keys -t "$s" y Enter &&
+    iwait "$s" "Killed the program." &&
+    [ "$(iexited "$s")" = "MPIDBG-EXIT=0" ] && ok=1
+  } || true
+  [ $ok -eq 1 ] || { ipane "$s" | tail -20 | sed 's/^/      | /'; istop "$s"; }
+  ikill
+  [ $ok -eq 1 ]
+}
