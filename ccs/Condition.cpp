@@ -5,6 +5,7 @@
 #include "ccs/RankProtocol.hpp"
 #include "ccs/TextRecord.hpp"
 #include "mpidbg/MpiFunctions.hpp"
+#include "mpidbg/Text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -38,24 +39,6 @@ constexpr auto kFunctions = std::to_array<FunctionInfo>({
     MPIDBG_MPI_FUNCTIONS(MPIDBG_TARGET)
 #undef MPIDBG_TARGET
 });
-
-/// Levenshtein distance, case-insensitive, for "did you mean".
-std::size_t distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      const bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
-                        std::tolower(static_cast<unsigned char>(b[j - 1]));
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 /// A token or name as it may appear in an error message (40 characters at most).
 std::string printable(std::string_view text) { return proto::shorten(text, 40); }
@@ -122,7 +105,7 @@ Error unknownFunction(std::string_view name) {
   const FunctionInfo* best = nullptr;
   std::size_t bestDistance = 4;
   for (const FunctionInfo& f : kFunctions) {
-    const std::size_t d = distance(name, f.name);
+    const std::size_t d = editDistance(name, f.name, /*ignoreCase=*/true);
     if (d < bestDistance) {
       bestDistance = d;
       best = &f;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
@@ -30,6 +31,28 @@ inline std::string hexByte(std::uint8_t value) {
   char text[8];
   std::snprintf(text, sizeof text, "0x%02x", value);
   return text;
+}
+
+/// Levenshtein distance between `a` and `b` (insertions, deletions and
+/// substitutions of one character each cost 1), for "did you mean"
+/// suggestions; `ignoreCase` compares characters as std::tolower sees them.
+inline std::size_t editDistance(std::string_view a, std::string_view b, bool ignoreCase = false) {
+  auto same = [ignoreCase](char x, char y) {
+    return ignoreCase ? std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y))
+                      : x == y;
+  };
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same(a[i - 1], b[j - 1]) ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
 }
 
 /// The bytes of `text`, for a CCS reply or request body.
