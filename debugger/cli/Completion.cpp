@@ -214,13 +214,15 @@ void completeBreak(std::vector<std::string>& out, const std::vector<std::string_
   std::size_t target = 0;  // index in typed of the target word
   if (!typed.empty() && looksLikeRanks(typed[0], ctx)) target = 1;
   if (typed.size() == target) {
-    for (const auto& f : ccs::cond::functions()) out.emplace_back(f.name);
+    if (ctx.charm) out.insert(out.end(), ctx.entryNames.begin(), ctx.entryNames.end());
+    else
+      for (const auto& f : ccs::cond::functions()) out.emplace_back(f.name);
     out.emplace_back("entry");
     if (target == 0) addRankWords(out, word, ctx);
   } else if (typed.size() == target + 1 && typed[target] == "entry") {
     out.insert(out.end(), ctx.entryNames.begin(), ctx.entryNames.end());
-  } else if (typed.size() == target + 1) {
-    out.emplace_back("if");
+  } else if (typed.size() == target + 1 && !ctx.charm) {
+    out.emplace_back("if");  // Charm++'s entry breakpoints take no condition
   }
 }
 

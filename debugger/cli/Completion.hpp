@@ -30,6 +30,9 @@ struct CompletionContext {
   /// them (ranks report them only to `info entries`), so this stays empty
   /// unless a caller fills it.
   std::vector<std::string> entryNames;
+  /// The session debugs a Charm++ program: `break` targets are its entry
+  /// methods (entryNames), not MPI functions.
+  bool charm = false;
   /// Lists the paths that start with `prefix` (directories with a trailing
   /// '/'), for FILE arguments such as `where --dot FILE`. Unset: nothing.
   std::function<std::vector<std::string>(std::string_view prefix)> paths;

@@ -45,6 +45,7 @@ CompletionContext completionContext(Context& ctx) {
   };
   if (charm != nullptr && charm->active()) {
     // break [entry] NAME on a Charm++ program: its entry methods, as Chare::method.
+    cc.charm = true;
     cc.breakpoints.clear();
     for (const auto& [id, bp] : charm->breakpoints()) cc.breakpoints.push_back(id);
     if (auto entries = charm->entries())

@@ -288,3 +288,19 @@ TEST_CASE("completion: print targets come from the session's lists and fields", 
   (void)completeAtEnd("status gr", cc);
   CHECK(asked.empty());
 }
+
+TEST_CASE("completion: break on a Charm++ program offers its entry methods, no MPI function, no 'if'",
+          "[cli][completion][charm]") {
+  cli::CompletionContext cc = session();
+  cc.charm = true;
+  cc.entryNames = {"Cell::pass", "Cell::ping", "Main::done"};
+  CHECK(completeAtEnd("break Cell::pa", cc) == Words{"Cell::pass"});
+  CHECK(completeAtEnd("break MPI_Se", cc).empty());
+  CHECK(completeAtEnd("break 0 Ma", cc) == Words{"Main::done"});
+  CHECK(completeAtEnd("break entry Cell::pi", cc) == Words{"Cell::ping"});
+  CHECK(completeAtEnd("break Cell::pass ", cc).empty());
+  // The same context for an MPI job still offers MPI functions and 'if'.
+  cc.charm = false;
+  CHECK_FALSE(completeAtEnd("break MPI_Se", cc).empty());
+  CHECK(completeAtEnd("break MPI_Send ", cc) == Words{"if"});
+}
