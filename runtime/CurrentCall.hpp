@@ -17,7 +17,7 @@ namespace mpidbg::rt {
 /// table).
 enum class MpiFunction : std::uint8_t {
   None,
-#define MPIDBG_ENUMERATOR(name, text, collClass, fields) name,
+#define MPIDBG_ENUMERATOR(name, text, collClass, fields, role) name,
   MPIDBG_MPI_FUNCTIONS(MPIDBG_ENUMERATOR)
 #undef MPIDBG_ENUMERATOR
   Count_

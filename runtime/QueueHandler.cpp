@@ -1,6 +1,8 @@
 // The mpidbg/queues reply of one rank (see QueueHandler.hpp).
 #include "QueueHandler.hpp"
 
+#include "mpidbg/MpiFunctions.hpp"
+
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -25,30 +27,18 @@ constexpr std::int32_t kMaxWaited = 65536;
 /// std::nullopt for any other call.
 std::optional<proto::PendingOp> blockingOp(const MpiCallRecord& call) {
   proto::PendingOp op;
-  switch (call.function) {
-    case MpiFunction::Send:
-    case MpiFunction::Ssend:
-    case MpiFunction::Bsend:
-    case MpiFunction::Rsend:
-    case MpiFunction::SendC:
-    case MpiFunction::SsendC:
-    case MpiFunction::BsendC:
-    case MpiFunction::RsendC: op.kind = proto::PendingOp::Kind::Send; break;
+  const BlockingRole role = blockingRoleOf(functionName(call.function));
+  switch (role) {
+    case BlockingRole::Send:
+    case BlockingRole::SyncSend: op.kind = proto::PendingOp::Kind::Send; break;
     // MPI_Sendrecv* waits for its receive; the record keeps only the source.
-    case MpiFunction::Recv:
-    case MpiFunction::Probe:
-    case MpiFunction::Mprobe:
-    case MpiFunction::Sendrecv:
-    case MpiFunction::SendrecvReplace:
-    case MpiFunction::RecvC:
-    case MpiFunction::SendrecvC:
-    case MpiFunction::SendrecvReplaceC: op.kind = proto::PendingOp::Kind::Recv; break;
-    default: return std::nullopt;
+    case BlockingRole::Recv: op.kind = proto::PendingOp::Kind::Recv; break;
+    case BlockingRole::No: return std::nullopt;
   }
   op.function = std::string(functionName(call.function));
   op.blocking = true;
   op.active = true;
-  op.synchronous = call.function == MpiFunction::Ssend || call.function == MpiFunction::SsendC;
+  op.synchronous = role == BlockingRole::SyncSend;
   op.comm = call.comm;
   op.peer = call.peer;
   op.tag = call.hasTag ? call.tag : -1;

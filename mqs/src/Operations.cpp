@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "mpidbg/MpiFunctions.hpp"
 #include "mpidbg/StateLayout.h"
 
 namespace mpidbg::mqs {
@@ -101,11 +102,14 @@ PendingOp fromCall(const Call& call, Blocking kind, const Comm& comm, const std:
 }  // namespace
 
 Blocking blockingKindOf(std::string_view f) noexcept {
-  if (f == "MPI_Send" || f == "MPI_Ssend" || f == "MPI_Bsend" || f == "MPI_Rsend")
-    return Blocking::Send;
-  if (f == "MPI_Recv" || f == "MPI_Probe" || f == "MPI_Mprobe" || f == "MPI_Sendrecv" ||
-      f == "MPI_Sendrecv_replace")
-    return Blocking::Receive;
+  // The function table's ROLE column (common/include/mpidbg/MpiFunctions.hpp),
+  // as the runtime's queues read it: the large-count forms too.
+  switch (blockingRoleOf(f)) {
+    case BlockingRole::Send:
+    case BlockingRole::SyncSend: return Blocking::Send;
+    case BlockingRole::Recv: return Blocking::Receive;
+    case BlockingRole::No: return Blocking::None;
+  }
   return Blocking::None;
 }
 

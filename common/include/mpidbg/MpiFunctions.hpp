@@ -7,7 +7,7 @@
 // function_names), the breakpoint targets and the arguments their
 // conditions may test (ccs/Condition.cpp), and so the names in every report.
 //
-// MPIDBG_MPI_FUNCTIONS(X) expands X(Enumerator, "MPI_Name", None, FIELDS) once per
+// MPIDBG_MPI_FUNCTIONS(X) expands X(Enumerator, "MPI_Name", None, FIELDS, No) once per
 // function, in MpiFunction order (after None). FIELDS are the arguments a
 // breakpoint condition may test besides rank and size, as a |-expression
 // over D (dest), S (source), T (tag), R (root), N (count: elements, or
@@ -16,159 +16,191 @@
 // elsewhere. Only the first 14 rows' order carries meaning (collClassOf);
 // readers find any other function through the exported name table.
 //
+// ROLE says whether the call is blocking point to point and which side, for
+// the queues and the verdict (runtime/QueueHandler.cpp, the mqs DLL's
+// blockingKindOf): No, Send, SyncSend (MPI_Ssend*: completes only once
+// matched) or Recv (receives and probes, MPI_Sendrecv* by its receive).
+//
 // Adding a function: one row here, its wrapper in runtime/*Wrappers.cpp.
 
 #define MPIDBG_MPI_FUNCTIONS(X) \
   /* Blocking collectives, in mqs_comm_class order (../shared/protocols/mqs.md, "The */ \
   /* collective extension"): MpiFunction - 1 is the collective class (collClassOf). */ \
-  X(Barrier, "MPI_Barrier", Barrier, C) \
-  X(Bcast, "MPI_Bcast", Bcast, R|N|C) \
-  X(Allgather, "MPI_Allgather", Allgather, N|C) \
-  X(Allgatherv, "MPI_Allgatherv", Allgatherv, N|C) \
-  X(Allreduce, "MPI_Allreduce", Allreduce, N|C) \
-  X(Alltoall, "MPI_Alltoall", Alltoall, N|C) \
-  X(Alltoallv, "MPI_Alltoallv", Alltoallv, C) \
-  X(ReduceScatter, "MPI_Reduce_scatter", ReduceScatter, C) \
-  X(Reduce, "MPI_Reduce", Reduce, R|N|C) \
-  X(Gather, "MPI_Gather", Gather, R|N|C) \
-  X(Gatherv, "MPI_Gatherv", Gatherv, R|N|C) \
-  X(Scan, "MPI_Scan", Scan, N|C) \
-  X(Scatter, "MPI_Scatter", Scatter, R|N|C) \
-  X(Scatterv, "MPI_Scatterv", Scatterv, R|N|C) \
+  X(Barrier, "MPI_Barrier", Barrier, C, No) \
+  X(Bcast, "MPI_Bcast", Bcast, R|N|C, No) \
+  X(Allgather, "MPI_Allgather", Allgather, N|C, No) \
+  X(Allgatherv, "MPI_Allgatherv", Allgatherv, N|C, No) \
+  X(Allreduce, "MPI_Allreduce", Allreduce, N|C, No) \
+  X(Alltoall, "MPI_Alltoall", Alltoall, N|C, No) \
+  X(Alltoallv, "MPI_Alltoallv", Alltoallv, C, No) \
+  X(ReduceScatter, "MPI_Reduce_scatter", ReduceScatter, C, No) \
+  X(Reduce, "MPI_Reduce", Reduce, R|N|C, No) \
+  X(Gather, "MPI_Gather", Gather, R|N|C, No) \
+  X(Gatherv, "MPI_Gatherv", Gatherv, R|N|C, No) \
+  X(Scan, "MPI_Scan", Scan, N|C, No) \
+  X(Scatter, "MPI_Scatter", Scatter, R|N|C, No) \
+  X(Scatterv, "MPI_Scatterv", Scatterv, R|N|C, No) \
   /* Blocking point to point and probe (P2pWrappers.cpp). */ \
-  X(Send, "MPI_Send", None, D|T|N|C) \
-  X(Ssend, "MPI_Ssend", None, D|T|N|C) \
-  X(Bsend, "MPI_Bsend", None, D|T|N|C) \
-  X(Rsend, "MPI_Rsend", None, D|T|N|C) \
-  X(Recv, "MPI_Recv", None, S|T|N|C) \
-  X(Sendrecv, "MPI_Sendrecv", None, D|S|T|N|C) \
-  X(SendrecvReplace, "MPI_Sendrecv_replace", None, D|S|T|N|C) \
-  X(Probe, "MPI_Probe", None, S|T|C) \
+  X(Send, "MPI_Send", None, D|T|N|C, Send) \
+  X(Ssend, "MPI_Ssend", None, D|T|N|C, SyncSend) \
+  X(Bsend, "MPI_Bsend", None, D|T|N|C, Send) \
+  X(Rsend, "MPI_Rsend", None, D|T|N|C, Send) \
+  X(Recv, "MPI_Recv", None, S|T|N|C, Recv) \
+  X(Sendrecv, "MPI_Sendrecv", None, D|S|T|N|C, Recv) \
+  X(SendrecvReplace, "MPI_Sendrecv_replace", None, D|S|T|N|C, Recv) \
+  X(Probe, "MPI_Probe", None, S|T|C, Recv) \
   /* Request completion, blocking (P2pWrappers.cpp). */ \
-  X(Wait, "MPI_Wait", None, 0) \
-  X(Waitall, "MPI_Waitall", None, N) \
-  X(Waitany, "MPI_Waitany", None, N) \
-  X(Waitsome, "MPI_Waitsome", None, N) \
+  X(Wait, "MPI_Wait", None, 0, No) \
+  X(Waitall, "MPI_Waitall", None, N, No) \
+  X(Waitany, "MPI_Waitany", None, N, No) \
+  X(Waitsome, "MPI_Waitsome", None, N, No) \
   /* Communicator constructors and MPI_Comm_free, collectives on their parent (CommWrappers.cpp). */ \
-  X(CommDup, "MPI_Comm_dup", None, C) \
-  X(CommSplit, "MPI_Comm_split", None, C) \
-  X(CommCreate, "MPI_Comm_create", None, C) \
-  X(CommFree, "MPI_Comm_free", None, C) \
+  X(CommDup, "MPI_Comm_dup", None, C, No) \
+  X(CommSplit, "MPI_Comm_split", None, C, No) \
+  X(CommCreate, "MPI_Comm_create", None, C, No) \
+  X(CommFree, "MPI_Comm_free", None, C, No) \
   /* The end of MPI (LifecycleWrappers.cpp). */ \
-  X(Finalize, "MPI_Finalize", None, 0) \
-  X(Abort, "MPI_Abort", None, C) \
+  X(Finalize, "MPI_Finalize", None, 0, No) \
+  X(Abort, "MPI_Abort", None, C, No) \
   /* Nonblocking and persistent point to point, request completion (RequestWrappers.cpp). */ \
-  X(Isend, "MPI_Isend", None, D|T|N|C) \
-  X(Issend, "MPI_Issend", None, D|T|N|C) \
-  X(Ibsend, "MPI_Ibsend", None, D|T|N|C) \
-  X(Irsend, "MPI_Irsend", None, D|T|N|C) \
-  X(Irecv, "MPI_Irecv", None, S|T|N|C) \
-  X(SendInit, "MPI_Send_init", None, D|T|N|C) \
-  X(SsendInit, "MPI_Ssend_init", None, D|T|N|C) \
-  X(BsendInit, "MPI_Bsend_init", None, D|T|N|C) \
-  X(RsendInit, "MPI_Rsend_init", None, D|T|N|C) \
-  X(RecvInit, "MPI_Recv_init", None, S|T|N|C) \
-  X(Start, "MPI_Start", None, 0) \
-  X(Startall, "MPI_Startall", None, N) \
-  X(RequestFree, "MPI_Request_free", None, 0) \
-  X(Test, "MPI_Test", None, 0) \
-  X(Testall, "MPI_Testall", None, N) \
-  X(Testany, "MPI_Testany", None, N) \
-  X(Testsome, "MPI_Testsome", None, N) \
+  X(Isend, "MPI_Isend", None, D|T|N|C, No) \
+  X(Issend, "MPI_Issend", None, D|T|N|C, No) \
+  X(Ibsend, "MPI_Ibsend", None, D|T|N|C, No) \
+  X(Irsend, "MPI_Irsend", None, D|T|N|C, No) \
+  X(Irecv, "MPI_Irecv", None, S|T|N|C, No) \
+  X(SendInit, "MPI_Send_init", None, D|T|N|C, No) \
+  X(SsendInit, "MPI_Ssend_init", None, D|T|N|C, No) \
+  X(BsendInit, "MPI_Bsend_init", None, D|T|N|C, No) \
+  X(RsendInit, "MPI_Rsend_init", None, D|T|N|C, No) \
+  X(RecvInit, "MPI_Recv_init", None, S|T|N|C, No) \
+  X(Start, "MPI_Start", None, 0, No) \
+  X(Startall, "MPI_Startall", None, N, No) \
+  X(RequestFree, "MPI_Request_free", None, 0, No) \
+  X(Test, "MPI_Test", None, 0, No) \
+  X(Testall, "MPI_Testall", None, N, No) \
+  X(Testany, "MPI_Testany", None, N, No) \
+  X(Testsome, "MPI_Testsome", None, N, No) \
   /* Nonblocking collectives (NonblockingWrappers.cpp): `count` as for the blocking ones. */ \
-  X(Ibarrier, "MPI_Ibarrier", Barrier, C) \
-  X(Ibcast, "MPI_Ibcast", Bcast, R|N|C) \
-  X(Igather, "MPI_Igather", Gather, R|N|C) \
-  X(Igatherv, "MPI_Igatherv", Gatherv, R|N|C) \
-  X(Iscatter, "MPI_Iscatter", Scatter, R|N|C) \
-  X(Iscatterv, "MPI_Iscatterv", Scatterv, R|N|C) \
-  X(Iallgather, "MPI_Iallgather", Allgather, N|C) \
-  X(Iallgatherv, "MPI_Iallgatherv", Allgatherv, N|C) \
-  X(Ialltoall, "MPI_Ialltoall", Alltoall, N|C) \
-  X(Ialltoallv, "MPI_Ialltoallv", Alltoallv, C) \
-  X(Ireduce, "MPI_Ireduce", Reduce, R|N|C) \
-  X(Iallreduce, "MPI_Iallreduce", Allreduce, N|C) \
-  X(IreduceScatter, "MPI_Ireduce_scatter", ReduceScatter, C) \
-  X(IreduceScatterBlock, "MPI_Ireduce_scatter_block", ReduceScatter, N|C) \
-  X(Iscan, "MPI_Iscan", Scan, N|C) \
-  X(Iexscan, "MPI_Iexscan", Scan, N|C) \
-  X(IneighborAllgather, "MPI_Ineighbor_allgather", Allgather, N|C) \
-  X(IneighborAllgatherv, "MPI_Ineighbor_allgatherv", Allgatherv, N|C) \
-  X(IneighborAlltoall, "MPI_Ineighbor_alltoall", Alltoall, N|C) \
-  X(IneighborAlltoallv, "MPI_Ineighbor_alltoallv", Alltoallv, C) \
+  X(Ibarrier, "MPI_Ibarrier", Barrier, C, No) \
+  X(Ibcast, "MPI_Ibcast", Bcast, R|N|C, No) \
+  X(Igather, "MPI_Igather", Gather, R|N|C, No) \
+  X(Igatherv, "MPI_Igatherv", Gatherv, R|N|C, No) \
+  X(Iscatter, "MPI_Iscatter", Scatter, R|N|C, No) \
+  X(Iscatterv, "MPI_Iscatterv", Scatterv, R|N|C, No) \
+  X(Iallgather, "MPI_Iallgather", Allgather, N|C, No) \
+  X(Iallgatherv, "MPI_Iallgatherv", Allgatherv, N|C, No) \
+  X(Ialltoall, "MPI_Ialltoall", Alltoall, N|C, No) \
+  X(Ialltoallv, "MPI_Ialltoallv", Alltoallv, C, No) \
+  X(Ireduce, "MPI_Ireduce", Reduce, R|N|C, No) \
+  X(Iallreduce, "MPI_Iallreduce", Allreduce, N|C, No) \
+  X(IreduceScatter, "MPI_Ireduce_scatter", ReduceScatter, C, No) \
+  X(IreduceScatterBlock, "MPI_Ireduce_scatter_block", ReduceScatter, N|C, No) \
+  X(Iscan, "MPI_Iscan", Scan, N|C, No) \
+  X(Iexscan, "MPI_Iexscan", Scan, N|C, No) \
+  X(IneighborAllgather, "MPI_Ineighbor_allgather", Allgather, N|C, No) \
+  X(IneighborAllgatherv, "MPI_Ineighbor_allgatherv", Allgatherv, N|C, No) \
+  X(IneighborAlltoall, "MPI_Ineighbor_alltoall", Alltoall, N|C, No) \
+  X(IneighborAlltoallv, "MPI_Ineighbor_alltoallv", Alltoallv, C, No) \
   /* More communicator constructors, collectives on their parent like MPI_Comm_dup (CommWrappers.cpp). */ \
-  X(CommSplitType, "MPI_Comm_split_type", None, C) \
-  X(CommDupWithInfo, "MPI_Comm_dup_with_info", None, C) \
-  X(CartCreate, "MPI_Cart_create", None, C) \
-  X(CartSub, "MPI_Cart_sub", None, C) \
-  X(GraphCreate, "MPI_Graph_create", None, C) \
-  X(DistGraphCreate, "MPI_Dist_graph_create", None, C) \
-  X(DistGraphCreateAdjacent, "MPI_Dist_graph_create_adjacent", None, C) \
+  X(CommSplitType, "MPI_Comm_split_type", None, C, No) \
+  X(CommDupWithInfo, "MPI_Comm_dup_with_info", None, C, No) \
+  X(CartCreate, "MPI_Cart_create", None, C, No) \
+  X(CartSub, "MPI_Cart_sub", None, C, No) \
+  X(GraphCreate, "MPI_Graph_create", None, C, No) \
+  X(DistGraphCreate, "MPI_Dist_graph_create", None, C, No) \
+  X(DistGraphCreateAdjacent, "MPI_Dist_graph_create_adjacent", None, C, No) \
   /* Collective over a group of the parent, not the parent: not counted on it. */ \
-  X(CommCreateGroup, "MPI_Comm_create_group", None, C) \
+  X(CommCreateGroup, "MPI_Comm_create_group", None, C, No) \
   /* Polled: interposed so that a rank repeating it is seen waiting (runtime/PollWatch.hpp). */ \
-  X(Iprobe, "MPI_Iprobe", None, S|T|C) \
+  X(Iprobe, "MPI_Iprobe", None, S|T|C, No) \
   /* More collectives (issue 23, item 1), each counted in the class of its nearest */ \
   /* blocking form, as the nonblocking ones are (Wrappers.cpp, NonblockingWrappers.cpp). */ \
-  X(Exscan, "MPI_Exscan", Scan, N|C) \
-  X(Alltoallw, "MPI_Alltoallw", Alltoallv, C) \
-  X(ReduceScatterBlock, "MPI_Reduce_scatter_block", ReduceScatter, N|C) \
-  X(Ialltoallw, "MPI_Ialltoallw", Alltoallv, C) \
+  X(Exscan, "MPI_Exscan", Scan, N|C, No) \
+  X(Alltoallw, "MPI_Alltoallw", Alltoallv, C, No) \
+  X(ReduceScatterBlock, "MPI_Reduce_scatter_block", ReduceScatter, N|C, No) \
+  X(Ialltoallw, "MPI_Ialltoallw", Alltoallv, C, No) \
   /* Matched probes and receives (P2pWrappers.cpp); MPI_Improbe is polled like MPI_Iprobe. */ \
-  X(Mprobe, "MPI_Mprobe", None, S|T|C) \
-  X(Improbe, "MPI_Improbe", None, S|T|C) \
-  X(Mrecv, "MPI_Mrecv", None, N) \
-  X(Imrecv, "MPI_Imrecv", None, N) \
+  X(Mprobe, "MPI_Mprobe", None, S|T|C, Recv) \
+  X(Improbe, "MPI_Improbe", None, S|T|C, No) \
+  X(Mrecv, "MPI_Mrecv", None, N, No) \
+  X(Imrecv, "MPI_Imrecv", None, N, No) \
   /* MPI-4 nonblocking send-receive (RequestWrappers.cpp; MPICH only, Open MPI 4.1 has none). */ \
-  X(Isendrecv, "MPI_Isendrecv", None, S|T|N|C) \
-  X(IsendrecvReplace, "MPI_Isendrecv_replace", None, S|T|N|C) \
+  X(Isendrecv, "MPI_Isendrecv", None, S|T|N|C, No) \
+  X(IsendrecvReplace, "MPI_Isendrecv_replace", None, S|T|N|C, No) \
   /* A nonblocking constructor: counted on its parent when issued (CommWrappers.cpp). */ \
-  X(CommIdup, "MPI_Comm_idup", None, C) \
+  X(CommIdup, "MPI_Comm_idup", None, C, No) \
   /* One-sided communication (issue 23, item 2; CommWrappers.cpp). A window is */ \
   /* registered like a communicator, under its own handle, with its communicator's */ \
   /* members: its constructors are collectives on that communicator (counted there */ \
   /* like MPI_Comm_dup), MPI_Win_fence and MPI_Win_free collectives on the window, */ \
   /* counted in the Barrier class of its record. */ \
-  X(WinCreate, "MPI_Win_create", None, C) \
-  X(WinAllocate, "MPI_Win_allocate", None, C) \
-  X(WinAllocateShared, "MPI_Win_allocate_shared", None, C) \
-  X(WinCreateDynamic, "MPI_Win_create_dynamic", None, C) \
-  X(WinFence, "MPI_Win_fence", Barrier, 0) \
-  X(WinFree, "MPI_Win_free", Barrier, 0) \
+  X(WinCreate, "MPI_Win_create", None, C, No) \
+  X(WinAllocate, "MPI_Win_allocate", None, C, No) \
+  X(WinAllocateShared, "MPI_Win_allocate_shared", None, C, No) \
+  X(WinCreateDynamic, "MPI_Win_create_dynamic", None, C, No) \
+  X(WinFence, "MPI_Win_fence", Barrier, 0, No) \
+  X(WinFree, "MPI_Win_free", Barrier, 0, No) \
   /* Passive and generalized active target synchronisation: seen (status, break); */ \
   /* lock, unlock and flush wait for an exclusive holder the runtime saw, the PSCW */ \
   /* calls draw no wait-for edges yet (the verdict names them "not followed"). */ \
-  X(WinLock, "MPI_Win_lock", None, 0) \
-  X(WinUnlock, "MPI_Win_unlock", None, 0) \
-  X(WinLockAll, "MPI_Win_lock_all", None, 0) \
-  X(WinUnlockAll, "MPI_Win_unlock_all", None, 0) \
-  X(WinFlush, "MPI_Win_flush", None, 0) \
-  X(WinFlushAll, "MPI_Win_flush_all", None, 0) \
-  X(WinStart, "MPI_Win_start", None, 0) \
-  X(WinComplete, "MPI_Win_complete", None, 0) \
-  X(WinPost, "MPI_Win_post", None, 0) \
-  X(WinWait, "MPI_Win_wait", None, 0) \
+  X(WinLock, "MPI_Win_lock", None, 0, No) \
+  X(WinUnlock, "MPI_Win_unlock", None, 0, No) \
+  X(WinLockAll, "MPI_Win_lock_all", None, 0, No) \
+  X(WinUnlockAll, "MPI_Win_unlock_all", None, 0, No) \
+  X(WinFlush, "MPI_Win_flush", None, 0, No) \
+  X(WinFlushAll, "MPI_Win_flush_all", None, 0, No) \
+  X(WinStart, "MPI_Win_start", None, 0, No) \
+  X(WinComplete, "MPI_Win_complete", None, 0, No) \
+  X(WinPost, "MPI_Win_post", None, 0, No) \
+  X(WinWait, "MPI_Win_wait", None, 0, No) \
   /* MPI-4's large-count blocking point-to-point forms (P2pWrappers.cpp; MPI 4 */ \
   /* libraries only: MPICH 4, not Open MPI 4.1): as their int forms. */ \
-  X(SendC, "MPI_Send_c", None, D|T|N|C) \
-  X(SsendC, "MPI_Ssend_c", None, D|T|N|C) \
-  X(BsendC, "MPI_Bsend_c", None, D|T|N|C) \
-  X(RsendC, "MPI_Rsend_c", None, D|T|N|C) \
-  X(RecvC, "MPI_Recv_c", None, S|T|N|C) \
-  X(SendrecvC, "MPI_Sendrecv_c", None, D|S|T|N|C) \
-  X(SendrecvReplaceC, "MPI_Sendrecv_replace_c", None, D|S|T|N|C) \
-  X(MrecvC, "MPI_Mrecv_c", None, N) \
+  X(SendC, "MPI_Send_c", None, D|T|N|C, Send) \
+  X(SsendC, "MPI_Ssend_c", None, D|T|N|C, SyncSend) \
+  X(BsendC, "MPI_Bsend_c", None, D|T|N|C, Send) \
+  X(RsendC, "MPI_Rsend_c", None, D|T|N|C, Send) \
+  X(RecvC, "MPI_Recv_c", None, S|T|N|C, Recv) \
+  X(SendrecvC, "MPI_Sendrecv_c", None, D|S|T|N|C, Recv) \
+  X(SendrecvReplaceC, "MPI_Sendrecv_replace_c", None, D|S|T|N|C, Recv) \
+  X(MrecvC, "MPI_Mrecv_c", None, N, No) \
   /* ... and nonblocking and persistent ones (RequestWrappers.cpp). */ \
-  X(IsendC, "MPI_Isend_c", None, D|T|N|C) \
-  X(IssendC, "MPI_Issend_c", None, D|T|N|C) \
-  X(IbsendC, "MPI_Ibsend_c", None, D|T|N|C) \
-  X(IrsendC, "MPI_Irsend_c", None, D|T|N|C) \
-  X(IrecvC, "MPI_Irecv_c", None, S|T|N|C) \
-  X(SendInitC, "MPI_Send_init_c", None, D|T|N|C) \
-  X(SsendInitC, "MPI_Ssend_init_c", None, D|T|N|C) \
-  X(BsendInitC, "MPI_Bsend_init_c", None, D|T|N|C) \
-  X(RsendInitC, "MPI_Rsend_init_c", None, D|T|N|C) \
-  X(RecvInitC, "MPI_Recv_init_c", None, S|T|N|C) \
-  X(ImrecvC, "MPI_Imrecv_c", None, N) \
-  X(IsendrecvC, "MPI_Isendrecv_c", None, S|T|N|C) \
-  X(IsendrecvReplaceC, "MPI_Isendrecv_replace_c", None, S|T|N|C)
+  X(IsendC, "MPI_Isend_c", None, D|T|N|C, No) \
+  X(IssendC, "MPI_Issend_c", None, D|T|N|C, No) \
+  X(IbsendC, "MPI_Ibsend_c", None, D|T|N|C, No) \
+  X(IrsendC, "MPI_Irsend_c", None, D|T|N|C, No) \
+  X(IrecvC, "MPI_Irecv_c", None, S|T|N|C, No) \
+  X(SendInitC, "MPI_Send_init_c", None, D|T|N|C, No) \
+  X(SsendInitC, "MPI_Ssend_init_c", None, D|T|N|C, No) \
+  X(BsendInitC, "MPI_Bsend_init_c", None, D|T|N|C, No) \
+  X(RsendInitC, "MPI_Rsend_init_c", None, D|T|N|C, No) \
+  X(RecvInitC, "MPI_Recv_init_c", None, S|T|N|C, No) \
+  X(ImrecvC, "MPI_Imrecv_c", None, N, No) \
+  X(IsendrecvC, "MPI_Isendrecv_c", None, S|T|N|C, No) \
+  X(IsendrecvReplaceC, "MPI_Isendrecv_replace_c", None, S|T|N|C, No)
+
+#include <string_view>
+
+namespace mpidbg {
+
+/// Whether an MPI function is a blocking point-to-point call, and which side
+/// (the table's ROLE column).
+enum class BlockingRole { No, Send, SyncSend, Recv };
+
+/// The ROLE of the MPI function called `name` ("MPI_Send_c" -> Send);
+/// No for a name not in the table.
+constexpr BlockingRole blockingRoleOf(std::string_view name) noexcept {
+  struct Row {
+    std::string_view name;
+    BlockingRole role;
+  };
+  constexpr Row rows[] = {
+#define MPIDBG_ROLE_ROW(enumerator, text, collClass, fields, role) {text, BlockingRole::role},
+      MPIDBG_MPI_FUNCTIONS(MPIDBG_ROLE_ROW)
+#undef MPIDBG_ROLE_ROW
+  };
+  for (const Row& row : rows)
+    if (row.name == name) return row.role;
+  return BlockingRole::No;
+}
+
+}  // namespace mpidbg

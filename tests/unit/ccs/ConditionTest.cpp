@@ -160,7 +160,7 @@ TEST_CASE("validation against the target's arguments", "[ccs][control]") {
 TEST_CASE("the interposed function table", "[ccs][control]") {
   // Every row of the one function table (mpidbg/MpiFunctions.hpp), which
   // runtime/CurrentCall.hpp's MpiFunction is made from too.
-#define MPIDBG_ONE(name, text, collClass, fields) +1
+#define MPIDBG_ONE(name, text, collClass, fields, role) +1
   constexpr std::size_t kRows = 0 MPIDBG_MPI_FUNCTIONS(MPIDBG_ONE);
 #undef MPIDBG_ONE
   CHECK(kRows == 126);
