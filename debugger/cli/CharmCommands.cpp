@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "debugger/cli/JsonOutput.hpp"
+#include "debugger/cli/ListCommands.hpp"
 #include "debugger/cli/SetCommands.hpp"
 #include "debugger/core/ObjectQuery.hpp"
 #include "debugger/core/charm/CharmJob.hpp"
@@ -338,41 +339,12 @@ CommandResult doCharmWait(Context& ctx, std::string_view args) {
 CommandResult doCharmLists(Context& ctx, std::string_view args) {
   auto set = pes(ctx, args);
   if (!set) return CommandResult::failure(set.error().message);
-  const core::ListsReport report = core::listLists(ctx.charm->lists(), *set);
-  CommandResult result;
-  result.text = core::renderListsReport(report);
-  result.data = core::listsReportToJson(report);
-  if (report.rows.empty() && !report.failed.empty()) {
-    result.ok = false;
-    result.error = "no PE answered: " + report.failed.begin()->second;
-  }
-  return result;
+  return listsOn(ctx.charm->lists(), *set, "PE");
 }
 
 CommandResult doCharmPrint(Context& ctx, std::string_view args) {
-  args = trim(args);
-  auto [first, rest] = splitRankToken(args);
-  std::string_view targetText = args;
-  std::string peText;
-  if (!trim(rest).empty()) {
-    peText = first;
-    targetText = trim(rest);
-  }
-  auto target = core::parseObjectTarget(targetText);
-  if (!target) return CommandResult::failure(target.error().message);
-  auto set = pes(ctx, peText);
-  if (!set) return CommandResult::failure(set.error().message);
-  const core::ObjectReport report = core::printObject(ctx.charm->lists(), *set, targetText, *target);
-  CommandResult result;
-  result.text = core::renderObjectReport(report);
-  result.data = core::objectReportToJson(report);
-  if (report.answered.empty()) {
-    result.ok = false;
-    result.error = report.failed.empty() ? "no PE answered"
-                                         : "no PE could show '" + std::string(targetText) + "': " + report.failed.begin()->second;
-    result.text.clear();
-  }
-  return result;
+  if (ctx.charm == nullptr || !ctx.charm->active()) return CommandResult::failure(std::string(kNoJob));
+  return printOn(ctx.charm->lists(), [&ctx](std::string_view text) { return pes(ctx, text); }, args, "PE");
 }
 
 CommandResult doCharmDetach(Context& ctx, std::string_view) {

@@ -1,8 +1,10 @@
 #pragma once
 
+#include <functional>
 #include <string_view>
 
 #include "debugger/cli/Commands.hpp"
+#include "debugger/core/ObjectQuery.hpp"
 
 namespace mpidbg::cli {
 
@@ -17,5 +19,16 @@ CommandResult doLists(Context& ctx, std::string_view args);
 /// exceptions" (`grid.nx = 128 on [0-62]; 127 on [63]`). With one word the
 /// word is TARGET; with two, the first is the rank set.
 CommandResult doPrint(Context& ctx, std::string_view args);
+
+/// The processes a rank-set text names (blank: the default set), or why not.
+using Resolve = std::function<Expected<core::RankSet>(std::string_view text)>;
+
+/// `lists` on any back end's processes (MPI ranks, Charm++ PEs); `process`
+/// names one in messages ("rank", "PE").
+CommandResult listsOn(core::ListServers& servers, const core::RankSet& ranks, std::string_view process);
+/// `print [SET] TARGET` on any back end's processes: `args` as typed,
+/// `resolve` turns the set's text into processes.
+CommandResult printOn(core::ListServers& servers, const Resolve& resolve, std::string_view args,
+                      std::string_view process);
 
 }  // namespace mpidbg::cli

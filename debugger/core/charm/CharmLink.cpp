@@ -5,6 +5,18 @@
 
 namespace mpidbg::core::charm {
 
+namespace {
+
+ccs::Request requestTo(std::string_view handler, int pe, const std::vector<std::uint8_t>& data) {
+  ccs::Request request;
+  request.pe = pe;
+  request.handler = std::string(handler);
+  request.data = data;
+  return request;
+}
+
+}  // namespace
+
 CharmLink::CharmLink(ccs::Endpoint server, std::optional<ccs::CharmKey> key)
     : server_(std::move(server)), key_(key) {}
 
@@ -24,10 +36,7 @@ Expected<std::vector<std::uint8_t>> CharmLink::call(std::string_view handler, in
 Expected<std::vector<std::uint8_t>> CharmLink::call(std::string_view handler, int pe,
                                                     const std::vector<std::uint8_t>& data,
                                                     std::chrono::milliseconds limit) {
-  ccs::Request request;
-  request.pe = pe;
-  request.handler = std::string(handler);
-  request.data = data;
+  const ccs::Request request = requestTo(handler, pe, data);
   std::lock_guard lock(mutex_);
   if (!key_) return ccs::Client::call(server_, request, limit);
   if (auto ok = ensureSession(); !ok) return std::unexpected(ok.error());
@@ -39,10 +48,7 @@ Expected<std::vector<std::uint8_t>> CharmLink::call(std::string_view handler, in
 }
 
 Expected<void> CharmLink::send(std::string_view handler, int pe, const std::vector<std::uint8_t>& data) {
-  ccs::Request request;
-  request.pe = pe;
-  request.handler = std::string(handler);
-  request.data = data;
+  const ccs::Request request = requestTo(handler, pe, data);
   std::lock_guard lock(mutex_);
   if (!key_) return ccs::Client::send(server_, request, timeout);
   if (auto ok = ensureSession(); !ok) return ok;
