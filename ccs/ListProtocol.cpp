@@ -137,4 +137,12 @@ std::optional<std::string> listErrorOf(const std::vector<std::uint8_t>& reply) {
   return std::string(text.substr(kListErrorPrefix.size()));
 }
 
+Expected<std::vector<pupfmt::Node>> decodeListItems(const std::vector<std::uint8_t>& reply) {
+  if (auto error = listErrorOf(reply)) return fail(*error);
+  auto node = pupfmt::decode(std::span<const std::uint8_t>(reply.data(), reply.size()));
+  if (!node) return fail("bad list reply: " + node.error().message);
+  if (node->kind != pupfmt::Node::Kind::List) return fail("bad list reply: not a CpdList");
+  return std::move(node->children);
+}
+
 }  // namespace mpidbg::ccs::proto

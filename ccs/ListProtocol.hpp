@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ccs/PupFmt.hpp"
 #include "mpidbg/Error.hpp"
 
 namespace mpidbg::ccs::proto {
@@ -73,5 +74,10 @@ Expected<std::int32_t> decodeListLength(const std::vector<std::uint8_t>& reply);
 std::vector<std::uint8_t> encodeListError(std::string_view reason);
 /// The reason of an error reply, or std::nullopt when `reply` is not one.
 std::optional<std::string> listErrorOf(const std::vector<std::uint8_t>& reply);
+
+/// The items of a ccs_list_items.fmt reply: the children of its CpdList
+/// (ccs/PupFmt.hpp). Errors: an error reply (its reason), a reply that does
+/// not decode ("bad list reply: ...") or is not a CpdList.
+Expected<std::vector<pupfmt::Node>> decodeListItems(const std::vector<std::uint8_t>& reply);
 
 }  // namespace mpidbg::ccs::proto

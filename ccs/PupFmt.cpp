@@ -353,6 +353,12 @@ void renderChildren(const Node& node, std::size_t depth, std::string& out) {
 
 Expected<Node> decode(std::span<const std::uint8_t> bytes) { return Decoder(bytes).run(); }
 
+std::string fieldValue(const Node& node, std::string_view label) {
+  for (const auto& child : node.children)
+    if (child.label == label) return child.value;
+  return {};
+}
+
 std::vector<std::pair<std::string, std::string>> flatten(const Node& node,
                                                          std::string_view prefix) {
   std::vector<std::pair<std::string, std::string>> out;

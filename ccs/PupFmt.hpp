@@ -89,6 +89,10 @@ Expected<Node> decode(std::span<const std::uint8_t> bytes);
 std::vector<std::pair<std::string, std::string>> flatten(const Node& node,
                                                          std::string_view prefix);
 
+/// The value of the child of `node` labelled `label` (a field of a list
+/// item: "name", "index"), or "" when it has none.
+std::string fieldValue(const Node& node, std::string_view label);
+
 /// `node` as indented text for `print`, one line per node, two spaces per
 /// level: `name = value` for leaves (strings quoted and escaped, as C
 /// literals), `name:` for Objects, `name: N items` for Arrays and Lists, and

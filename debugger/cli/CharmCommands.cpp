@@ -8,6 +8,7 @@
 #include "debugger/cli/JsonOutput.hpp"
 #include "debugger/cli/ListCommands.hpp"
 #include "debugger/cli/SetCommands.hpp"
+#include "debugger/core/Grouping.hpp"
 #include "debugger/core/ObjectQuery.hpp"
 #include "debugger/core/charm/CharmJob.hpp"
 #include "mpidbg/Text.hpp"
@@ -54,13 +55,9 @@ std::string peWords(const core::RankSet& set) {
   return set.size() == 1 ? "PE " + std::to_string(*set.begin()) : "PEs " + set.toString();
 }
 
-/// One line per group of PEs that failed for the same reason.
+/// One line per group of PEs that failed for the same reason, by lowest PE.
 std::string failedLines(const std::map<int, std::string>& failed) {
-  std::map<std::string, core::RankSet> byText;
-  for (const auto& [pe, why] : failed) byText[why].insert(pe);
-  std::string out;
-  for (const auto& [why, set] : byText) out += set.toString() + " " + why + "\n";
-  return out;
+  return core::renderGroups(core::groupByText(failed));
 }
 
 nlohmann::json failedJson(const std::map<int, std::string>& failed) { return groupsJson(failed, "error"); }
@@ -109,31 +106,23 @@ CommandResult controlResult(const std::string& verb, const core::RankSet& asked,
 
 CommandResult statusResult(Context& ctx, const core::RankSet& set) {
   const auto views = ctx.charm->status(set);
-  // Group PEs by what they do.
-  std::vector<std::pair<std::string, core::RankSet>> groups;
+  std::map<int, std::string> textByPe;  // PEs are grouped by what they do
   nlohmann::json rows = nlohmann::json::array();
-  std::map<std::string, std::size_t> at;
   for (const auto& view : views) {
     std::string text(charm::peStateName(view.state));
     if (view.state == charm::PeState::AtBreakpoint) {
-      text = "at breakpoint in entry " + view.entry;
-      for (const auto& [id, bp] : ctx.charm->breakpoints())
-        if (bp.entry.name == view.entry) {
-          text = "at breakpoint " + std::to_string(id) + " in entry " + bp.entry.qualified();
-          break;
-        }
+      const charm::CharmBreakpoint* bp = ctx.charm->breakpointAt(view.pe, view.entry);
+      text = bp != nullptr ? "at breakpoint " + std::to_string(bp->id) + " in entry " + bp->entry.qualified()
+                           : "at breakpoint in entry " + view.entry;
     } else if (view.state == charm::PeState::Aborted) {
       text = "aborted (frozen): " + view.entry;
     } else if (view.state == charm::PeState::Unknown) {
       text = "not answering: " + view.error;
     }
-    auto [it, fresh] = at.emplace(text, groups.size());
-    if (fresh) groups.emplace_back(text, core::RankSet{});
-    groups[it->second].second.insert(view.pe);
+    textByPe[view.pe] = text;
     // The shape of an MPI rank's status (docs/json-schema.md, "status"), the PE as the rank.
     const bool running = view.state == charm::PeState::Running;
-    const bool frozen = view.state == charm::PeState::Frozen || view.state == charm::PeState::AtBreakpoint ||
-                        view.state == charm::PeState::Aborted;
+    const bool frozen = charm::isStopped(view.state);
     rows.push_back({{"rank", view.pe},
                     {"state", text},
                     {"runtime_state", running ? nlohmann::json("running") : frozen ? nlohmann::json("frozen") : nlohmann::json()},
@@ -147,11 +136,10 @@ CommandResult statusResult(Context& ctx, const core::RankSet& set) {
                     {"error", view.error.empty() ? nlohmann::json() : nlohmann::json(view.error)}});
   }
   CommandResult result;
+  const auto groups = core::groupByText(textByPe);
+  result.text = core::renderGroups(groups);
   nlohmann::json groupRows = nlohmann::json::array();
-  for (const auto& [text, group] : groups) {
-    result.text += group.toString() + " " + text + "\n";
-    groupRows.push_back(withRanks({{"state", text}}, group));
-  }
+  for (const auto& group : groups) groupRows.push_back(withRanks({{"state", group.text}}, group.ranks));
   result.data = {{"size", ctx.charm->size()}, {"groups", groupRows}, {"per_rank", rows}};
   return result;
 }
@@ -238,7 +226,7 @@ CommandResult doCharmBreak(Context& ctx, std::string_view args) {
     result.text = "Breakpoint " + std::to_string(bp.id) + " at entry " + bp.entry.qualified() + " on " +
                   peWords(bp.pes) + "\n";
   result.text += failedLines(failed);
-  result.data = outcomesJson({{"breakpoint", breakpointJson(bp)}}, "set", set->empty() ? core::RankSet::all(ctx.charm->size()) : *set, failed);
+  result.data = outcomesJson({{"breakpoint", breakpointJson(bp)}}, "set", *set, failed);
   if (bp.pes.empty()) {
     result.ok = false;
     result.error = "breakpoint not set: " + (failed.empty() ? std::string("no PE") : failed.begin()->second);
@@ -422,23 +410,27 @@ bool charmOnlyMpi(std::string_view name) {
   return std::find(mpi.begin(), mpi.end(), name) != mpi.end();
 }
 
-std::string charmCommandListText() {
-  std::string out = "Commands on a Charm++ program (PEs stand for ranks):\n";
-  std::size_t width = 0;
-  for (const auto& cmd : charmCommandTable()) width = std::max(width, cmd.syntax.size());
-  for (const char* shared : {"where [PES]", "gdb PES COMMAND", "help [COMMAND]", "quit"})
-    width = std::max(width, std::string_view(shared).size());
-  for (const auto& cmd : charmCommandTable())
-    out += "  " + cmd.syntax + std::string(width - cmd.syntax.size() + 2, ' ') + cmd.summary + "\n";
+CommandResult charmHelpList() {
+  std::vector<const Command*> commands;
+  for (const auto& cmd : charmCommandTable()) commands.push_back(&cmd);
+  std::string text = "Commands on a Charm++ program (PEs stand for ranks; help COMMAND for details):\n";
+  for (const Command* cmd : commands) text += commandListLine(cmd->syntax, cmd->summary);
+  // The MPI table's commands that act on the PE processes as on ranks; where
+  // their summary says what differs here, this one.
   const std::pair<const char*, const char*> shared[] = {
-      {"where [PES]", "Stacks of the PE processes (through gdb), merged"},
-      {"gdb PES COMMAND", "Run a gdb command on PE processes (attaching on first use)"},
-      {"help [COMMAND]", "List commands, or describe one"},
+      {"where", "Merged stack tree of the PE processes (through gdb)"},
+      {"gdb", nullptr},
+      {"-mi", nullptr},
+      {"ranks", "List the PE processes: host, pid, life"},
+      {"help", nullptr},
       {"quit", "Leave the debugger (killing a program it started)"}};
-  for (const auto& [syntax, summary] : shared)
-    out += "  " + std::string(syntax) + std::string(width - std::string_view(syntax).size() + 2, ' ') + summary + "\n";
-  out += "PES: 3, [0-3,7], all (PE numbers).\n";
-  return out;
+  for (const auto& [name, summary] : shared)
+    if (const Command* cmd = findCommand(name)) {
+      commands.push_back(cmd);
+      text += commandListLine(cmd->syntax, summary != nullptr ? summary : cmd->summary);
+    }
+  text += "\nPES: 3, [0-3,7], all (PE numbers); named sets and focus as for ranks.\n";
+  return commandListResult(std::move(text), commands);
 }
 
 }  // namespace mpidbg::cli

@@ -22,7 +22,9 @@ const std::vector<Command>& charmCommandTable();
 /// no meaning for a Charm++ program (hang, queues, collectives, disable, ...).
 bool charmOnlyMpi(std::string_view name);
 
-/// `help` on a Charm++ program: its commands, then the rank-set notation (PE numbers).
-std::string charmCommandListText();
+/// `help` on a Charm++ program: its commands and those of the MPI table that
+/// act on the PE processes alike (where, gdb, -mi, ranks, help, quit), then
+/// the PE-set notation.
+CommandResult charmHelpList();
 
 }  // namespace mpidbg::cli

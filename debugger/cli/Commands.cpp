@@ -406,14 +406,16 @@ bool isLookMiCommand(std::string_view command) {
                      [&](std::string_view prefix) { return command.starts_with(prefix); });
 }
 
+std::string commandListLine(std::string_view syntax, std::string_view summary) {
+  std::string line = "  " + std::string(syntax);
+  if (line.size() < 28) line.resize(28, ' ');
+  else line += "  ";
+  return line + std::string(summary) + "\n";
+}
+
 std::string commandListText() {
   std::string text = "Commands (help COMMAND for details):\n";
-  for (const auto& cmd : commandTable()) {
-    std::string line = "  " + cmd.syntax;
-    if (line.size() < 28) line.resize(28, ' ');
-    else line += "  ";
-    text += line + cmd.summary + "\n";
-  }
+  for (const auto& cmd : commandTable()) text += commandListLine(cmd.syntax, cmd.summary);
   text +=
       "\nRANKS: all, 3, 0-3,7 or [0-3,7]; names (set S = ...), $equiv[N], live states\n"
       "(blocked, frozen, running, exited, held, in MPI_Recv, at entry NAME) and algebra\n"
@@ -422,33 +424,44 @@ std::string commandListText() {
   return text;
 }
 
+CommandResult commandHelp(const Command& cmd) {
+  CommandResult result;
+  result.text = "Usage: " + cmd.syntax + "\n" + cmd.summary + "\n\n" + cmd.help + "\n";
+  result.data = {{"name", cmd.name},
+                 {"aliases", cmd.aliases},
+                 {"syntax", cmd.syntax},
+                 {"summary", cmd.summary},
+                 {"help", cmd.help}};
+  if (!cmd.aliases.empty()) {
+    result.text += "Aliases:";
+    for (const auto& a : cmd.aliases) result.text += " " + a;
+    result.text += "\n";
+  }
+  return result;
+}
+
+CommandResult commandListResult(std::string text, const std::vector<const Command*>& commands) {
+  CommandResult result;
+  result.text = std::move(text);
+  result.data = {{"commands", nlohmann::json::array()}};
+  for (const Command* cmd : commands)
+    result.data["commands"].push_back(
+        {{"name", cmd->name}, {"aliases", cmd->aliases}, {"syntax", cmd->syntax}, {"summary", cmd->summary}});
+  return result;
+}
+
 namespace {
 
 CommandResult doHelp(Context&, std::string_view args) {
   args = trim(args);
-  CommandResult result;
   if (!args.empty()) {
     const Command* cmd = findCommand(args);
     if (cmd == nullptr) return CommandResult::failure("no command '" + std::string(args) + "'; try 'help'");
-    result.text = "Usage: " + cmd->syntax + "\n" + cmd->summary + "\n\n" + cmd->help + "\n";
-    result.data = {{"name", cmd->name},
-                   {"aliases", cmd->aliases},
-                   {"syntax", cmd->syntax},
-                   {"summary", cmd->summary},
-                   {"help", cmd->help}};
-    if (!cmd->aliases.empty()) {
-      result.text += "Aliases:";
-      for (const auto& a : cmd->aliases) result.text += " " + a;
-      result.text += "\n";
-    }
-    return result;
+    return commandHelp(*cmd);
   }
-  result.text = commandListText();
-  result.data = {{"commands", nlohmann::json::array()}};
-  for (const auto& cmd : commandTable())
-    result.data["commands"].push_back(
-        {{"name", cmd.name}, {"aliases", cmd.aliases}, {"syntax", cmd.syntax}, {"summary", cmd.summary}});
-  return result;
+  std::vector<const Command*> all;
+  for (const auto& cmd : commandTable()) all.push_back(&cmd);
+  return commandListResult(commandListText(), all);
 }
 
 /// The names and aliases that start with `prefix`, each with its command,
@@ -754,17 +767,11 @@ CommandResult executeLine(Context& context, std::string_view line) {
       return CommandResult::failure("'" + cmd->name + "' is for MPI jobs: a Charm++ program has no MPI state to "
                                     "show ('help' lists what works on a Charm++ program)");
     if (cmd != nullptr && cmd->name == "help") {
-      CommandResult result;
       const std::string_view topic = trim(args);
-      if (topic.empty()) {
-        result.text = charmCommandListText();
-        return result;
-      }
+      if (topic.empty()) return charmHelpList();
       for (const auto& c : charmCommandTable())
-        if (c.name == topic || std::find(c.aliases.begin(), c.aliases.end(), topic) != c.aliases.end()) {
-          result.text = c.syntax + "\n  " + c.summary + " (on a Charm++ program)\n" + c.help + "\n";
-          return result;
-        }
+        if (c.name == topic || std::find(c.aliases.begin(), c.aliases.end(), topic) != c.aliases.end())
+          return commandHelp(c);
     }
   }
   if (cmd == nullptr) {

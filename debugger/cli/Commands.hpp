@@ -105,6 +105,18 @@ const Command* findCommand(std::string_view name);
 /// without a launcher command.
 std::string commandListText();
 
+/// One line of a command list: two blanks, `syntax` padded to 28 columns
+/// (or followed by two blanks when longer), `summary`, a newline.
+std::string commandListLine(std::string_view syntax, std::string_view summary);
+
+/// `help COMMAND` for `cmd`: "Usage: SYNTAX", the summary, the help text and
+/// the aliases; JSON {name, aliases, syntax, summary, help}.
+CommandResult commandHelp(const Command& cmd);
+
+/// `help` without an argument: `text`, and JSON {commands: [{name, aliases,
+/// syntax, summary}]} for `commands`.
+CommandResult commandListResult(std::string text, const std::vector<const Command*>& commands);
+
 /// Executes one command line (leading/trailing blanks ignored; empty lines and
 /// lines starting with '#' do nothing). Unknown commands get an error naming
 /// the closest known ones.

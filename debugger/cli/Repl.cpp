@@ -50,7 +50,7 @@ CompletionContext completionContext(Context& ctx) {
     for (const auto& [id, bp] : charm->breakpoints()) cc.breakpoints.push_back(id);
     if (auto entries = charm->entries())
       for (const auto& e : *entries)
-        if (!e.system) cc.entryNames.push_back(e.chare.empty() ? e.name.substr(0, e.name.find('(')) : e.chare + "::" + e.name.substr(0, e.name.find('(')));
+        if (!e.system) cc.entryNames.push_back(e.shortName());
   }
   return cc;
 }
@@ -92,11 +92,9 @@ bool confirmEndOfInput(Context& ctx) {
   if (charm == nullptr && ctx.debugger.hasJob() && ctx.debugger.jobAlive())
     for (const auto& info : ctx.debugger.job().snapshot()) live += info.ended() ? 0 : 1;
   if (live == 0) return true;
-  const std::string question =
-      charm != nullptr ? "The program is still running (" + std::to_string(live) + (live == 1 ? " PE" : " PEs") +
-                             "). Kill it and quit? (y or n) "
-                       : "The job is still running (" + std::to_string(live) + (live == 1 ? " rank" : " ranks") +
-                             "). Kill it and quit? (y or n) ";
+  const std::string unit = charm != nullptr ? " PE" : " rank";
+  const std::string question = std::string(charm != nullptr ? "The program" : "The job") + " is still running (" +
+                               std::to_string(live) + unit + (live == 1 ? "" : "s") + "). Kill it and quit? (y or n) ";
   g_interrupted = false;
   std::unique_ptr<char, decltype(&std::free)> answer(readline(ctx.console.promptColor(Style::Notice, question).c_str()),
                                                      &std::free);

@@ -51,20 +51,10 @@ struct RankValues {
 };
 
 
-std::string textOfItem(const pupfmt::Node& item, const std::string& field) {
-  for (const auto& child : item.children)
-    if (child.label == field) return child.value;
-  return {};
-}
-
 /// Decodes a ccs_list_items.fmt reply into its items, or an Error.
 Expected<std::vector<pupfmt::Node>> decodeItems(const std::vector<std::uint8_t>& reply) {
-  if (auto error = proto::listErrorOf(reply)) return fail(*error);
   if (reply.empty()) return fail("empty reply (the rank's runtime has no list handlers)");
-  auto node = pupfmt::decode(std::span<const std::uint8_t>(reply.data(), reply.size()));
-  if (!node) return fail("bad list reply: " + node.error().message);
-  if (node->kind != pupfmt::Node::Kind::List) return fail("bad list reply: not a CpdList");
-  return std::move(node->children);
+  return proto::decodeListItems(reply);
 }
 
 /// Items [lo, hiPlus1) of `list` from every rank in `ranks` (grouped by range).
@@ -115,12 +105,12 @@ std::map<int, Expected<std::map<std::string, ListEntry>>> readDirectory(ListServ
     std::map<std::string, ListEntry> entries;
     for (const auto& item : *items) {
       ListEntry e;
-      e.kind = textOfItem(item, "kind");
+      e.kind = pupfmt::fieldValue(item, "kind");
       std::int32_t length = 0;
-      const std::string text = textOfItem(item, "length");
+      const std::string text = pupfmt::fieldValue(item, "length");
       std::from_chars(text.data(), text.data() + text.size(), length);
       e.length = length;
-      entries[textOfItem(item, "name")] = e;
+      entries[pupfmt::fieldValue(item, "name")] = e;
     }
     out.emplace(rank, std::move(entries));
   }

@@ -30,24 +30,6 @@ std::optional<int> toInt(std::string_view text) {
   return value;
 }
 
-/// The value of NAME in a NUL-separated environment block, if set.
-std::optional<std::string_view> variable(std::string_view environ, std::string_view name) {
-  while (!environ.empty()) {
-    const auto end = environ.find('\0');
-    const std::string_view entry = environ.substr(0, end);
-    if (entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=')
-      return entry.substr(name.size() + 1);
-    if (end == std::string_view::npos) break;
-    environ.remove_prefix(end + 1);
-  }
-  return std::nullopt;
-}
-
-std::string readWhole(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 /// Parent pid of every process, from /proc/PID/stat (the field after the
 /// parenthesised command, which may itself hold spaces and parentheses).
 std::multimap<pid_t, pid_t> childrenByParent() {
@@ -57,7 +39,7 @@ std::multimap<pid_t, pid_t> childrenByParent() {
     const std::string name = entry.path().filename().string();
     const auto pid = toInt(name);
     if (!pid) continue;
-    const std::string stat = readWhole("/proc/" + name + "/stat");
+    const std::string stat = readWholeFile("/proc/" + name + "/stat");
     const auto close = stat.rfind(')');
     if (close == std::string::npos) continue;
     std::istringstream fields(stat.substr(close + 1));
@@ -74,7 +56,7 @@ void describeProcess(FoundRank& rank) {
   const std::string dir = "/proc/" + std::to_string(rank.pid);
   std::error_code ec;
   rank.executable = std::filesystem::read_symlink(dir + "/exe", ec).string();
-  rank.hasRuntime = readWhole(dir + "/maps").find("libmpidbg-rt") != std::string::npos;
+  rank.hasRuntime = readWholeFile(dir + "/maps").find("libmpidbg-rt") != std::string::npos;
 }
 
 /// True when process `pid` exists (its /proc directory does).
@@ -103,6 +85,23 @@ std::optional<FoundRank> rankOfProcess(pid_t pid, bool& unreadable) {
 
 }  // namespace
 
+std::optional<std::string_view> environmentVariable(std::string_view environ, std::string_view name) {
+  while (!environ.empty()) {
+    const auto end = environ.find('\0');
+    const std::string_view entry = environ.substr(0, end);
+    if (entry.size() > name.size() && entry.starts_with(name) && entry[name.size()] == '=')
+      return entry.substr(name.size() + 1);
+    if (end == std::string_view::npos) break;
+    environ.remove_prefix(end + 1);
+  }
+  return std::nullopt;
+}
+
+std::string readWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
 std::optional<FoundRank> rankFromEnvironment(std::string_view environ) {
   struct Scheme {
     std::string_view rank;
@@ -115,14 +114,14 @@ std::optional<FoundRank> rankFromEnvironment(std::string_view environ) {
       {"SLURM_PROCID", {"SLURM_STEP_NUM_TASKS", "SLURM_NTASKS"}},
   };
   for (const Scheme& scheme : kSchemes) {
-    const auto rankText = variable(environ, scheme.rank);
+    const auto rankText = environmentVariable(environ, scheme.rank);
     if (!rankText) continue;
     const auto rank = toInt(*rankText);
     if (!rank || *rank < 0) continue;
     FoundRank found;
     found.rank = *rank;
     for (std::string_view sizeName : scheme.sizes)
-      if (const auto sizeText = variable(environ, sizeName))
+      if (const auto sizeText = environmentVariable(environ, sizeName))
         if (const auto size = toInt(*sizeText); size && *size > *rank) {
           found.size = *size;
           break;

@@ -23,6 +23,14 @@ struct FoundRank {
   std::string node;        ///< the node as its launcher names it (MPIR host_name); empty when not told
 };
 
+/// The value of variable `name` in a process's environment block
+/// (`environ`: NUL-separated NAME=VALUE, as /proc/PID/environ), if set.
+std::optional<std::string_view> environmentVariable(std::string_view environ, std::string_view name);
+
+/// The bytes of the file at `path` ("" when it cannot be read): /proc files,
+/// whose size stat does not tell.
+std::string readWholeFile(const std::string& path);
+
 /// The rank of a process from the variables its launcher put in its
 /// environment (`environ`: NUL-separated NAME=VALUE): PMI_RANK / PMI_SIZE
 /// (MPICH Hydra, Slurm's PMI2), OMPI_COMM_WORLD_RANK / OMPI_COMM_WORLD_SIZE

@@ -10,7 +10,6 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
-#include <fstream>
 #include <set>
 #include <sstream>
 #include <utility>
@@ -24,6 +23,7 @@
 #include "ccs/PupFmt.hpp"
 #include "debugger/core/mqs/DwarfValues.hpp"
 #include "debugger/core/mqs/ProcessMemory.hpp"
+#include "debugger/core/ProcessDiscovery.hpp"
 #include "debugger/core/mqs/SymbolSource.hpp"
 #include "mpidbg/Text.hpp"
 
@@ -52,13 +52,6 @@ std::string_view peStateName(PeState state) {
 
 namespace {
 
-/// The text of field `label` of a decoded list item ("" when absent).
-std::string fieldOf(const pupfmt::Node& item, std::string_view label) {
-  for (const auto& child : item.children)
-    if (child.label == label) return child.value;
-  return {};
-}
-
 int intOf(const std::string& text, int fallback = -1) {
   int value = fallback;
   std::from_chars(text.data(), text.data() + text.size(), value);
@@ -77,20 +70,18 @@ Expected<std::vector<pupfmt::Node>> readWholeList(CharmLink& link, int pe, const
   request.path = list;
   auto reply = link.call(proto::kListItemsFmtHandler, pe, proto::encodeListItemsRequest(request));
   if (!reply) return std::unexpected(reply.error());
-  auto node = pupfmt::decode(std::span<const std::uint8_t>(reply->data(), reply->size()));
-  if (!node) return fail(list + ": " + node.error().message);
-  if (node->kind != pupfmt::Node::Kind::List) return fail(list + ": the reply is not a CpdList");
-  return std::move(node->children);
+  auto items = proto::decodeListItems(*reply);
+  if (!items) return fail(list + ": " + items.error().message);
+  return items;
 }
 
-/// The name part of an entry method's name: "pass(int round)" -> "pass".
-std::string_view bareName(std::string_view name) { return name.substr(0, name.find('(')); }
-
-std::string fileText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+/// The request of debug/charm/bp/set and bp/remove: the entry index as a C
+/// string (CpdSetBreakPoint sscanf's it).
+std::vector<std::uint8_t> entryIndexRequest(int index) {
+  const std::string text = std::to_string(index);
+  std::vector<std::uint8_t> data(text.begin(), text.end());
+  data.push_back(0);
+  return data;
 }
 
 }  // namespace
@@ -105,7 +96,7 @@ class CharmJob::PeLists final : public ListServers {
                                                          const std::vector<std::uint8_t>& data) override {
     std::map<int, Expected<std::vector<std::uint8_t>>> out;
     for (int pe : ranks) {
-      if (const std::string why = job_.unreachable(pe); !why.empty()) out.emplace(pe, fail(why));
+      if (const auto no = job_.unreachable(pe)) out.emplace(pe, fail(no->why));
       else out.emplace(pe, job_.link_->call(handler, pe, data));
     }
     return out;
@@ -113,8 +104,8 @@ class CharmJob::PeLists final : public ListServers {
   std::map<int, Expected<std::map<std::string, ListEntry>>> directory(const RankSet& ranks) override {
     std::map<int, Expected<std::map<std::string, ListEntry>>> out;
     for (int pe : ranks) {
-      if (const std::string why = job_.unreachable(pe); !why.empty()) {
-        out.emplace(pe, fail(why));
+      if (const auto no = job_.unreachable(pe)) {
+        out.emplace(pe, fail(no->why));
         continue;
       }
       std::map<std::string, ListEntry> entries;
@@ -141,19 +132,20 @@ class CharmJob::PeLists final : public ListServers {
   }
   std::optional<int> firstReachable() override {
     for (int pe = 0; pe < job_.size(); ++pe)
-      if (job_.unreachable(pe).empty()) return pe;
+      if (!job_.unreachable(pe)) return pe;
     return std::nullopt;
   }
   int size() override { return job_.size(); }
   void refine(int rank, const std::string& list, std::vector<pupfmt::Node>& items) override {
-    if (list == "charm/arrayElements" || list == "charm/object") job_.decodeObjects(rank, items);
+    (void)rank;  // every PE runs the same program
+    if (list == "charm/arrayElements" || list == "charm/object") job_.decodeObjects(items);
   }
 
  private:
   CharmJob& job_;
 };
 
-void CharmJob::decodeObjects(int pe, std::vector<pupfmt::Node>& items) {
+void CharmJob::decodeObjects(std::vector<pupfmt::Node>& items) {
   // Every PE runs the same program: one symbol table, from the first PE
   // process that can be read.
   std::lock_guard lock(symbolsMutex_);
@@ -170,7 +162,6 @@ void CharmJob::decodeObjects(int pe, std::vector<pupfmt::Node>& items) {
       }
     }
   }
-  (void)pe;
   for (auto& item : items) {
     pupfmt::Node* value = nullptr;
     std::string type;
@@ -291,7 +282,6 @@ void CharmJob::handleNotice(const CharmNotice& notice) {
     switch (notice.kind) {
       case CharmNotice::Kind::ServerPort:
         serverPort_ = notice.number;
-        serverHost_ = notice.text;
         break;
       case CharmNotice::Kind::Freeze:
         notes_[notice.pe].frozen = true;
@@ -300,19 +290,12 @@ void CharmJob::handleNotice(const CharmNotice& notice) {
       case CharmNotice::Kind::Breakpoint: {
         notes_[notice.pe].breakpoint = notice.text;
         notes_[notice.pe].frozen = true;
-        int id = 0;
-        std::string where = notice.text;
-        for (const auto& [number, bp] : breakpoints_)
-          if (bp.entry.name == notice.text && bp.pes.contains(notice.pe)) {
-            id = number;
-            where = bp.entry.qualified();
-            break;
-          }
+        const CharmBreakpoint* bp = breakpointAt(notice.pe, notice.text);
         stopPending_ = true;
         awaiting_.erase(notice.pe);
         tell = "[" + std::to_string(notice.pe) + "] stopped at " +
-               (id > 0 ? "breakpoint " + std::to_string(id) + ", " : std::string()) + "entry " + where;
-        ++events_;
+               (bp != nullptr ? "breakpoint " + std::to_string(bp->id) + ", entry " + bp->entry.qualified()
+                              : "entry " + notice.text);
         break;
       }
       case CharmNotice::Kind::Abort:
@@ -320,13 +303,11 @@ void CharmJob::handleNotice(const CharmNotice& notice) {
         stopPending_ = true;
         awaiting_.erase(notice.pe);
         tell = "[" + std::to_string(notice.pe) + "] aborted (frozen by Charm++'s debug mode): " + notice.text;
-        ++events_;
         break;
       case CharmNotice::Kind::Signal:
         stopPending_ = true;
         tell = "[" + std::to_string(notice.pe) + "] caught signal " + std::to_string(notice.number) + " (" +
                strsignal(notice.number) + ")";
-        ++events_;
         break;
     }
   }
@@ -493,10 +474,6 @@ Expected<void> CharmJob::attach(const ccs::Endpoint& server, const std::string& 
   pes_ = 0;
   for (int n : *counts) pes_ += n;
   const std::map<int, pid_t> pids = charmProcessesOnPort(server.port);
-  {
-    std::lock_guard lock(mutex_);
-    for (const auto& [p, pid] : pids) notes_[p].pid = pid;
-  }
   active_ = true;
   if (auto attached = attachPids(pids); !attached && notify_) notify_("note: " + attached.error().message);
   return {};
@@ -535,33 +512,47 @@ bool CharmJob::alive() {
   return static_cast<bool>(link_->peCounts());
 }
 
-std::string CharmJob::unreachable(int pe) {
-  if (pe < 0 || pe >= pes_) return "no PE " + std::to_string(pe) + " (the program has " + std::to_string(pes_) + ")";
-  if (launcher_ && launcher_->poll()) return "ended (charmrun ended)";
+std::optional<CharmJob::Unreachable> CharmJob::unreachable(int pe) {
+  if (pe < 0 || pe >= pes_)
+    return Unreachable{PeState::Unknown, "no PE " + std::to_string(pe) + " (the program has " + std::to_string(pes_) + ")"};
+  if (launcher_ && launcher_->poll()) return Unreachable{PeState::Ended, "ended (charmrun ended)"};
   for (const auto& info : debugger_.job().snapshot())
     if (info.rank == pe) {
-      if (info.heldByGdb) return "held by gdb: its scheduler cannot answer (release it with: gdb detach " + std::to_string(pe) + ")";
-      if (info.ended()) return "ended";
+      if (info.heldByGdb)
+        return Unreachable{PeState::HeldByGdb, "held by gdb: its scheduler cannot answer (release it with: gdb detach " +
+                                                   std::to_string(pe) + ")"};
+      if (info.ended()) return Unreachable{PeState::Ended, "ended"};
     }
-  return {};
+  return std::nullopt;
+}
+
+template <typename Ask>
+std::map<int, std::string> CharmJob::onEachPe(const RankSet& pes, Ask ask) {
+  std::map<int, std::string> failed;
+  for (int pe : pes) {
+    if (const auto no = unreachable(pe)) failed[pe] = no->why;
+    else if (std::string why = ask(pe); !why.empty()) failed[pe] = std::move(why);
+  }
+  return failed;
+}
+
+const CharmBreakpoint* CharmJob::breakpointAt(int pe, std::string_view entryName) const {
+  for (const auto& [id, bp] : breakpoints_)
+    if (bp.entry.name == entryName && bp.pes.contains(pe)) return &bp;
+  return nullptr;
 }
 
 std::vector<PeView> CharmJob::status(const RankSet& pes) {
   std::vector<PeView> out;
-  const RankSet all = pes.empty() ? RankSet::all(pes_) : pes;
   std::map<int, pid_t> pids;
   for (const auto& info : debugger_.job().snapshot()) pids[info.rank] = info.pid;
-  for (int pe : all) {
+  for (int pe : orAll(pes)) {
     PeView view;
     view.pe = pe;
     view.pid = pids.count(pe) ? pids[pe] : 0;
-    const std::string why = unreachable(pe);
-    if (!why.empty()) {
-      view.state = why.starts_with("held by gdb") ? PeState::HeldByGdb : PeState::Ended;
-      if (why.starts_with("no PE")) {
-        view.state = PeState::Unknown;
-        view.error = why;
-      }
+    if (const auto no = unreachable(pe)) {
+      view.state = no->state;
+      if (no->state == PeState::Unknown) view.error = no->why;
       out.push_back(view);
       continue;
     }
@@ -600,10 +591,10 @@ std::vector<PeView> CharmJob::status(const RankSet& pes) {
     request.path = "converse/localqueue";
     auto reply = link_->call(proto::kListItemsFmtHandler, view.pe, proto::encodeListItemsRequest(request));
     if (!reply) continue;
-    auto node = pupfmt::decode(std::span<const std::uint8_t>(reply->data(), reply->size()));
-    if (!node || node->children.empty() || fieldOf(node->children.front(), "name") != "Breakpoint") continue;
+    auto items = proto::decodeListItems(*reply);
+    if (!items || items->empty() || pupfmt::fieldValue(items->front(), "name") != "Breakpoint") continue;
     int ep = -1;
-    for (const auto& [path, value] : pupfmt::flatten(node->children.front(), ""))
+    for (const auto& [path, value] : pupfmt::flatten(items->front(), ""))
       if (path == "charmMsg.ep") ep = intOf(value);
     auto all = entries();
     if (!all) continue;
@@ -620,8 +611,7 @@ std::vector<PeView> CharmJob::status(const RankSet& pes) {
   // continue sees the continued PE).
   std::lock_guard lock(mutex_);
   for (const auto& view : out)
-    if (awaiting_.contains(view.pe) && (view.state == PeState::Frozen || view.state == PeState::AtBreakpoint ||
-                                        view.state == PeState::Aborted)) {
+    if (awaiting_.contains(view.pe) && isStopped(view.state)) {
       awaiting_.erase(view.pe);
       stopPending_ = true;
     }
@@ -639,16 +629,16 @@ Expected<std::vector<CharmEntry>> CharmJob::entries() {
   // Charm++'s). debug_Chare is the debugger's own.
   int firstProgramChare = 0;
   if (auto mains = readWholeList(*link_, 0, "charm/mains"); mains && !mains->empty())
-    firstProgramChare = intOf(fieldOf(mains->back(), "chareIdx"), 0);
+    firstProgramChare = intOf(pupfmt::fieldValue(mains->back(), "chareIdx"), 0);
   std::vector<CharmEntry> out;
   for (const auto& item : *items) {
     CharmEntry e;
-    e.index = intOf(fieldOf(item, "index"));
-    e.name = fieldOf(item, "name");
-    const int chare = intOf(fieldOf(item, "chareIdx"));
+    e.index = intOf(pupfmt::fieldValue(item, "index"));
+    e.name = pupfmt::fieldValue(item, "name");
+    const int chare = intOf(pupfmt::fieldValue(item, "chareIdx"));
     if (chares && chare >= 0 && static_cast<std::size_t>(chare) < chares->size())
-      e.chare = fieldOf((*chares)[static_cast<std::size_t>(chare)], "name");
-    e.system = intOf(fieldOf(item, "inCharm"), 0) != 0 || chare < firstProgramChare || e.chare == "debug_Chare";
+      e.chare = pupfmt::fieldValue((*chares)[static_cast<std::size_t>(chare)], "name");
+    e.system = intOf(pupfmt::fieldValue(item, "inCharm"), 0) != 0 || chare < firstProgramChare || e.chare == "debug_Chare";
     out.push_back(std::move(e));
   }
   entries_ = out;
@@ -667,10 +657,8 @@ Expected<std::vector<CharmEntry>> CharmJob::findEntries(std::string_view name) {
       if (e.index == index) exact.push_back(e);
       continue;
     }
-    const std::string qualified = e.qualified();
-    if (qualified == name || e.name == name) exact.push_back(e);
-    else if (bareName(e.name) == name || (!e.chare.empty() && e.chare + "::" + std::string(bareName(e.name)) == name))
-      loose.push_back(e);
+    if (e.qualified() == name || e.name == name) exact.push_back(e);
+    else if (e.shortName() == name || e.name.substr(0, e.name.find('(')) == name) loose.push_back(e);
   }
   return exact.empty() ? loose : exact;
 }
@@ -679,21 +667,15 @@ std::pair<CharmBreakpoint, std::map<int, std::string>> CharmJob::setBreakpoint(c
                                                                                const RankSet& pes) {
   CharmBreakpoint bp;
   bp.entry = entry;
-  std::map<int, std::string> failed;
-  const std::string index = std::to_string(entry.index);
-  std::vector<std::uint8_t> withNul(index.begin(), index.end());
-  withNul.push_back(0);  // CpdSetBreakPoint sscanf's the request as a C string
-  for (int pe : pes.empty() ? RankSet::all(pes_) : pes) {
-    if (const std::string why = unreachable(pe); !why.empty()) {
-      failed[pe] = why;
-      continue;
-    }
-    auto reply = link_->call("debug/charm/bp/set", pe, withNul);
+  const std::vector<std::uint8_t> request = entryIndexRequest(entry.index);
+  auto failed = onEachPe(orAll(pes), [&](int pe) -> std::string {
+    auto reply = link_->call("debug/charm/bp/set", pe, request);
     // The reply is a native int: ~0 when set, 0 when refused.
-    if (!reply) failed[pe] = reply.error().message;
-    else if (reply->size() != 4 || (*reply)[0] == 0) failed[pe] = "Charm++ refused the breakpoint (already set there?)";
-    else bp.pes.insert(pe);
-  }
+    if (!reply) return reply.error().message;
+    if (reply->size() != 4 || (*reply)[0] == 0) return "Charm++ refused the breakpoint (already set there?)";
+    bp.pes.insert(pe);
+    return {};
+  });
   if (!bp.pes.empty()) {
     std::lock_guard lock(mutex_);
     bp.id = nextBreakpoint_++;
@@ -711,45 +693,32 @@ Expected<std::map<int, std::string>> CharmJob::removeBreakpoint(int id) {
     bp = it->second;
     breakpoints_.erase(it);
   }
-  std::map<int, std::string> failed;
-  std::string index = std::to_string(bp.entry.index);
-  std::vector<std::uint8_t> data(index.begin(), index.end());
-  data.push_back(0);
-  for (int pe : bp.pes) {
-    if (const std::string why = unreachable(pe); !why.empty()) {
-      failed[pe] = why;
-      continue;
-    }
-    auto reply = link_->call("debug/charm/bp/remove", pe, data);
-    if (!reply) failed[pe] = reply.error().message;
-  }
-  return failed;
+  const std::vector<std::uint8_t> request = entryIndexRequest(bp.entry.index);
+  return onEachPe(bp.pes, [&](int pe) -> std::string {
+    auto reply = link_->call("debug/charm/bp/remove", pe, request);
+    return reply ? std::string() : reply.error().message;
+  });
 }
 
 std::map<int, std::string> CharmJob::freeze(const RankSet& pes, std::chrono::milliseconds settle) {
-  std::map<int, std::string> failed;
   RankSet sent;
   {
     // A freeze asked for is not a stop for the next wait to report.
     std::lock_guard lock(mutex_);
-    for (int pe : pes.empty() ? RankSet::all(pes_) : pes) awaiting_.erase(pe);
+    for (int pe : orAll(pes)) awaiting_.erase(pe);
   }
-  for (int pe : pes.empty() ? RankSet::all(pes_) : pes) {
-    if (const std::string why = unreachable(pe); !why.empty()) {
-      failed[pe] = why;
-      continue;
-    }
-    if (auto ok = link_->send("debug/converse/freeze", pe); !ok) failed[pe] = ok.error().message;
-    else sent.insert(pe);
-  }
+  auto failed = onEachPe(orAll(pes), [&](int pe) -> std::string {
+    if (auto ok = link_->send("debug/converse/freeze", pe); !ok) return ok.error().message;
+    sent.insert(pe);
+    return {};
+  });
   // Frozen once debug/converse/status says so (a PE inside an entry method
   // freezes when it returns to its scheduler).
   const auto deadline = std::chrono::steady_clock::now() + settle;
   RankSet waiting = sent;
   while (!waiting.empty()) {
     for (const auto& view : status(waiting))
-      if (view.state == PeState::Frozen || view.state == PeState::AtBreakpoint || view.state == PeState::Aborted)
-        waiting.erase(view.pe);
+      if (isStopped(view.state)) waiting.erase(view.pe);
     if (waiting.empty() || std::chrono::steady_clock::now() > deadline) break;
     std::this_thread::sleep_for(50ms);
   }
@@ -759,17 +728,12 @@ std::map<int, std::string> CharmJob::freeze(const RankSet& pes, std::chrono::mil
 }
 
 std::map<int, std::string> CharmJob::resume(const RankSet& pes) {
-  std::map<int, std::string> failed;
   {
     // Stops seen before this continue are no news for the next wait.
     std::lock_guard lock(mutex_);
     stopPending_ = false;
   }
-  for (int pe : pes.empty() ? RankSet::all(pes_) : pes) {
-    if (const std::string why = unreachable(pe); !why.empty()) {
-      failed[pe] = why;
-      continue;
-    }
+  return onEachPe(orAll(pes), [&](int pe) -> std::string {
     {
       std::lock_guard lock(mutex_);
       PeNotes& note = notes_[pe];
@@ -779,18 +743,17 @@ std::map<int, std::string> CharmJob::resume(const RankSet& pes) {
       awaiting_.insert(pe);
     }
     if (auto ok = link_->send("debug/charm/continue", pe); !ok) {
-      failed[pe] = ok.error().message;
       std::lock_guard lock(mutex_);
       awaiting_.erase(pe);
+      return ok.error().message;
     }
-  }
-  return failed;
+    return {};
+  });
 }
 
 std::map<int, std::string> CharmJob::step(const RankSet& pes) {
   std::map<int, std::string> failed;
-  const RankSet all = pes.empty() ? RankSet::all(pes_) : pes;
-  for (const auto& view : status(all)) {
+  for (const auto& view : status(orAll(pes))) {
     if (view.state == PeState::Running) {
       failed[view.pe] = "running: freeze it first (step delivers one message to a frozen PE)";
       continue;
@@ -856,7 +819,7 @@ std::map<int, pid_t> charmProcessesOnPort(int port) {
   // Sockets listening on `port` (IPv4 and IPv6), by inode.
   std::set<std::string> inodes;
   for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
-    std::istringstream in(fileText(table));
+    std::istringstream in(readWholeFile(table));
     std::string line;
     std::getline(in, line);  // header
     while (std::getline(in, line)) {
@@ -887,23 +850,23 @@ std::map<int, pid_t> charmProcessesOnPort(int port) {
     return found;
   };
   // Processes started by a charmrun (NETSTART: node, charmrun host, port, charmrun pid, ...).
-  std::map<pid_t, std::vector<std::pair<int, pid_t>>> byCharmrun;
+  std::map<pid_t, std::vector<pid_t>> byCharmrun;
   DIR* proc = ::opendir("/proc");
   if (proc == nullptr) return {};
   while (dirent* e = ::readdir(proc)) {
     pid_t pid = 0;
     auto [end, ec] = std::from_chars(e->d_name, e->d_name + std::strlen(e->d_name), pid);
     if (ec != std::errc() || *end != '\0') continue;
-    const std::string environ = fileText("/proc/" + std::to_string(pid) + "/environ");
-    const auto at = environ.find("NETSTART=");
-    if (at == std::string::npos || (at != 0 && environ[at - 1] != '\0')) continue;
-    std::istringstream netstart(environ.substr(at + 9, environ.find('\0', at) - at - 9));
+    const std::string environ = readWholeFile("/proc/" + std::to_string(pid) + "/environ");
+    const auto value = environmentVariable(environ, "NETSTART");
+    if (!value) continue;
+    std::istringstream netstart{std::string(*value)};
     int node = -1;
     std::string host;
     int charmPort = 0;
     pid_t charmrun = 0;
     if (!(netstart >> node >> host >> charmPort >> charmrun) || node < 0) continue;
-    byCharmrun[charmrun].emplace_back(node, pid);
+    byCharmrun[charmrun].push_back(pid);
   }
   ::closedir(proc);
   for (const auto& [charmrun, processes] : byCharmrun) {
@@ -913,7 +876,7 @@ std::map<int, pid_t> charmProcessesOnPort(int port) {
     // is read from its memory instead, _Cmi_mype (a plain global in non-SMP
     // builds; src/arch/util/machine-common-core.C).
     std::map<int, pid_t> byPe;
-    for (const auto& [node, pid] : processes) {
+    for (pid_t pid : processes) {
       auto symbols = mqs::SymbolSource::fromProcess(pid);
       if (!symbols) continue;
       auto address = symbols->findSymbol("_Cmi_mype");

@@ -50,6 +50,12 @@ enum class PeState {
 /// "running", "frozen", "at breakpoint", "aborted", "held by gdb", "ended", "not answering".
 std::string_view peStateName(PeState state);
 
+/// True for the states of a PE that its scheduler holds (Frozen,
+/// AtBreakpoint, Aborted): it runs no entry method until continued.
+constexpr bool isStopped(PeState state) {
+  return state == PeState::Frozen || state == PeState::AtBreakpoint || state == PeState::Aborted;
+}
+
 /// One PE's state.
 struct PeView {
   int pe = 0;
@@ -71,6 +77,11 @@ struct CharmEntry {
   bool system = false;
   /// "Cell::pass(int round, double token)", or the name alone without a chare.
   std::string qualified() const { return chare.empty() ? name : chare + "::" + name; }
+  /// Without the parameter list: "Cell::pass", or "pass" without a chare.
+  std::string shortName() const {
+    const std::string bare = name.substr(0, name.find('('));
+    return chare.empty() ? bare : chare + "::" + bare;
+  }
 };
 
 /// How to start a Charm++ program.
@@ -157,6 +168,9 @@ class CharmJob {
   Expected<std::map<int, std::string>> removeBreakpoint(int id);
   /// The breakpoints set, by number.
   const std::map<int, CharmBreakpoint>& breakpoints() const { return breakpoints_; }
+  /// The breakpoint on PE `pe` whose entry method Charm++ calls `entryName`
+  /// (as its BP lines and charm/entries name it), or nullptr.
+  const CharmBreakpoint* breakpointAt(int pe, std::string_view entryName) const;
 
   /// Freezes `pes` (debug/converse/freeze) and waits up to `settle` for them
   /// to be frozen. Returns, per PE not frozen, why.
@@ -173,8 +187,6 @@ class CharmJob {
   /// The PEs as list servers for `print` and `lists` (Charm++'s CpdLists).
   ListServers& lists();
 
-  /// Notices of breakpoint hits, aborts and signals seen so far.
-  std::uint64_t eventCount() const { return events_.load(); }
   /// Blocks until a stop no wait has returned at yet (a breakpoint hit, an
   /// abort or a signal announced on the output; a PE let go by resume()
   /// found stopped, for attached programs whose output mpidbg does not
@@ -202,17 +214,28 @@ class CharmJob {
     bool frozen = false;     ///< from the output: a Freeze since the last continue
     std::string breakpoint;  ///< from the output: the entry of the last BP line
     std::string abort;
-    bool ended = false;
   };
   /// Replaces the raw `value` bytes of charm/arrayElements and charm/object
-  /// items from `pe` by their members, decoded by the DWARF type the item
-  /// names (Charm++ sends element memory, not PUP'd fields).
-  void decodeObjects(int pe, std::vector<ccs::pupfmt::Node>& items);
+  /// items by their members, decoded by the DWARF type the item names
+  /// (Charm++ sends element memory, not PUP'd fields).
+  void decodeObjects(std::vector<ccs::pupfmt::Node>& items);
   void readOutput(int fd);
   void handleNotice(const CharmNotice& notice);
   Expected<void> attachPids(const std::map<int, pid_t>& pids);
-  /// Why `pe` cannot be asked now (held by gdb, ended), or "" when it can.
-  std::string unreachable(int pe);
+  /// Why a PE cannot be asked now, and the state that makes it so.
+  struct Unreachable {
+    PeState state = PeState::Unknown;  ///< HeldByGdb, Ended, or Unknown (no such PE)
+    std::string why;
+  };
+  /// Why `pe` cannot be asked now (no such PE, held by gdb, ended), or
+  /// nullopt when it can.
+  std::optional<Unreachable> unreachable(int pe);
+  /// `pes`, or every PE when `pes` is empty.
+  RankSet orAll(const RankSet& pes) const { return pes.empty() ? RankSet::all(pes_) : pes; }
+  /// Runs `ask(pe)` for each PE of `pes` that can be asked now. `ask` returns
+  /// "" or why it failed. Returns, per PE not asked or failed, why.
+  template <typename Ask>
+  std::map<int, std::string> onEachPe(const RankSet& pes, Ask ask);
 
   Debugger& debugger_;
   std::function<void(const std::string&)> notify_;
@@ -223,12 +246,10 @@ class CharmJob {
   std::thread reader_;
   std::atomic<bool> active_{false};
   int pes_ = 0;
-  std::atomic<std::uint64_t> events_{0};
-  mutable std::mutex mutex_;  ///< guards notes_, serverPort_, serverHost_, lastLines_, outputEnded_
+  mutable std::mutex mutex_;  ///< guards notes_, serverPort_, lastLines_, outputEnded_, awaiting_, stopPending_
   std::condition_variable changed_;
   std::map<int, PeNotes> notes_;
   int serverPort_ = 0;
-  std::string serverHost_;
   std::vector<std::string> lastLines_;  ///< the last output lines, for a failed start
   bool outputEnded_ = false;
   /// PEs let go by resume() whose next stop has not been seen yet.
