@@ -40,9 +40,53 @@ std::string printable(std::string_view name) {
   return out;
 }
 
+/// A listening TCP socket on `bindAddress`:`port` and the endpoint it got.
+/// `where` names it in errors.
+Expected<std::pair<ScopedFd, Endpoint>> bindListener(const std::string& bindAddress, std::uint16_t port) {
+  const std::string where = bindAddress + " port " + std::to_string(port);
+  auto addresses = detail::resolve(bindAddress, port, true);
+  if (!addresses) return fail("cannot listen on " + where + ": " + addresses.error().message);
+  std::string lastError = "no usable address";
+  for (const addrinfo* a = addresses->get(); a != nullptr; a = a->ai_next) {
+    ScopedFd fd(
+        ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol));
+    int on = 1;
+    if (!fd.valid() || ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) < 0 ||
+        ::bind(fd.get(), a->ai_addr, a->ai_addrlen) < 0 || ::listen(fd.get(), SOMAXCONN) < 0) {
+      lastError = detail::errnoText(errno);
+      continue;
+    }
+    // Every CCS client speaks first: wake accept() only once its first bytes
+    // arrived (one poll round and one wake-up less per Charm++ request).
+    int deferSeconds = 1;
+    ::setsockopt(fd.get(), IPPROTO_TCP, TCP_DEFER_ACCEPT, &deferSeconds, sizeof deferSeconds);
+    sockaddr_storage local{};
+    socklen_t length = sizeof local;
+    if (::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&local), &length) < 0) {
+      lastError = detail::errnoText(errno);
+      continue;
+    }
+    auto text = detail::describeAddress(reinterpret_cast<sockaddr*>(&local), length);
+    auto endpoint = Endpoint::parse(text);
+    if (!endpoint) {
+      lastError = endpoint.error().message;
+      continue;
+    }
+    return std::pair<ScopedFd, Endpoint>(std::move(fd), *endpoint);
+  }
+  return fail("cannot listen on " + where + ": " + lastError);
+}
+
 }  // namespace
 
 struct Server::Impl {
+  /// A listener beside the main one (addCharmListener), with the options its
+  /// connections get (they keep a reference: the entry is never moved).
+  struct CharmListener {
+    ScopedFd fd;
+    ServerOptions options;
+  };
+
   /// One watched external descriptor. `serial` tells a re-watched fd number
   /// apart from the entry a poll round saw.
   struct Watch {
@@ -60,11 +104,14 @@ struct Server::Impl {
   RoutingHook routingHook;
   std::vector<std::unique_ptr<ServerConnection>> connections;
   std::map<int, Watch> watches;
+  std::vector<std::unique_ptr<CharmListener>> charmListeners;
   std::uint64_t nextSerial = 1;
   bool polling = false;
 
   void log(const std::string& line) const { logLine(line); }
-  void acceptClients();
+  /// Accepts on `fd`; the connections get `connectionOptions`, and TLS when
+  /// `tlsContext` is set.
+  void acceptClients(int fd, const ServerOptions& connectionOptions, detail::TlsContext* tlsContext);
   void serve(ServerConnection& c);
   void dispatch(ServerConnection& c, Request& request);
   /// Runs the local handler for `request`; answers via `answerNow` (sync) or
@@ -75,11 +122,12 @@ struct Server::Impl {
   int pollTimeoutMs(std::chrono::milliseconds timeout) const;
 };
 
-void Server::Impl::acceptClients() {
+void Server::Impl::acceptClients(int listenerFd, const ServerOptions& connectionOptions,
+                                 detail::TlsContext* tlsContext) {
   for (int i = 0; i < kAcceptBudget; ++i) {
     sockaddr_storage address{};
     socklen_t length = sizeof address;
-    int fd = ::accept4(listener.get(), reinterpret_cast<sockaddr*>(&address), &length,
+    int fd = ::accept4(listenerFd, reinterpret_cast<sockaddr*>(&address), &length,
                        SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
@@ -90,24 +138,24 @@ void Server::Impl::acceptClients() {
     ScopedFd socket(fd);
     std::string peer = detail::describeAddress(reinterpret_cast<sockaddr*>(&address), length);
     std::unique_ptr<detail::Stream> stream;
-    if (tls) {
+    if (tlsContext) {
       int on = 1;  // many small replies on one connection
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
-      auto created = detail::TlsStream::create(std::move(socket), *tls);
+      auto created = detail::TlsStream::create(std::move(socket), *tlsContext);
       if (!created) {
         log("ccs: closing connection from " + peer + ": " + created.error().message);
         continue;
       }
       stream = std::move(*created);
     } else {
-      if (options.persistent) {
+      if (connectionOptions.persistent) {
         int on = 1;
         ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
       }
       stream = std::make_unique<detail::PlainStream>(std::move(socket));
     }
     connections.push_back(
-        std::make_unique<ServerConnection>(std::move(stream), std::move(peer), options, logLine));
+        std::make_unique<ServerConnection>(std::move(stream), std::move(peer), connectionOptions, logLine));
     // With TCP_DEFER_ACCEPT the first bytes are usually already there: serve
     // them in this round instead of the next.
     ServerConnection& fresh = *connections.back();
@@ -180,7 +228,7 @@ void Server::Impl::dispatch(ServerConnection& c, Request& request) {
           return Responder(c.defer(mailbox));
         });
   }
-  if (!options.persistent && !tls) c.markServed();
+  if (!c.persistent()) c.markServed();
 }
 
 void Server::Impl::serve(ServerConnection& c) {
@@ -266,37 +314,27 @@ Expected<std::unique_ptr<Server>> Server::create(ServerOptions options) {
   auto mailbox = detail::ReplyMailbox::create();
   if (!mailbox) return fail("cannot listen on " + where + ": " + mailbox.error().message);
   impl.mailbox = std::move(*mailbox);
-  std::string lastError = "no usable address";
-  for (const addrinfo* a = addresses->get(); a != nullptr; a = a->ai_next) {
-    ScopedFd fd(
-        ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol));
-    int on = 1;
-    if (!fd.valid() || ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) < 0 ||
-        ::bind(fd.get(), a->ai_addr, a->ai_addrlen) < 0 || ::listen(fd.get(), SOMAXCONN) < 0) {
-      lastError = detail::errnoText(errno);
-      continue;
-    }
-    // Every CCS client speaks first: wake accept() only once its first bytes
-    // arrived (one poll round and one wake-up less per Charm++ request).
-    int deferSeconds = 1;
-    ::setsockopt(fd.get(), IPPROTO_TCP, TCP_DEFER_ACCEPT, &deferSeconds, sizeof deferSeconds);
-    sockaddr_storage local{};
-    socklen_t length = sizeof local;
-    if (::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&local), &length) < 0) {
-      lastError = detail::errnoText(errno);
-      continue;
-    }
-    auto text = detail::describeAddress(reinterpret_cast<sockaddr*>(&local), length);
-    auto endpoint = Endpoint::parse(text);
-    if (!endpoint) {
-      lastError = endpoint.error().message;
-      continue;
-    }
-    impl.bound = *endpoint;
-    impl.listener = std::move(fd);
-    return server;
-  }
-  return fail("cannot listen on " + where + ": " + lastError);
+  auto bound = bindListener(impl.options.bindAddress, impl.options.port);
+  if (!bound) return std::unexpected(bound.error());
+  impl.listener = std::move(bound->first);
+  impl.bound = bound->second;
+  return server;
+}
+
+Expected<Endpoint> Server::addCharmListener(const std::string& bindAddress, std::uint16_t port,
+                                            std::shared_ptr<CharmAuthServerState> charmAuth) {
+  auto bound = bindListener(bindAddress, port);
+  if (!bound) return std::unexpected(bound.error());
+  auto listener = std::make_unique<Impl::CharmListener>();
+  listener->fd = std::move(bound->first);
+  listener->options = impl_->options;
+  listener->options.bindAddress = bindAddress;
+  listener->options.port = bound->second.port;
+  listener->options.persistent = false;
+  listener->options.security = Security{SecurityMode::Plain, {}, impl_->options.security.identity};
+  listener->options.charmAuth = std::move(charmAuth);
+  impl_->charmListeners.push_back(std::move(listener));
+  return bound->second;
 }
 
 Endpoint Server::endpoint() const { return impl_->bound; }
@@ -354,7 +392,7 @@ void Server::pollOnce(std::chrono::milliseconds timeout) {
     // Snapshot what this round polls; callbacks may change the tables.
     std::vector<pollfd> fds;
     std::vector<std::pair<int, std::uint64_t>> polledWatches;
-    fds.reserve(2 + impl.connections.size() + impl.watches.size());
+    fds.reserve(2 + impl.connections.size() + impl.watches.size() + impl.charmListeners.size());
     fds.push_back({impl.listener.get(), POLLIN, 0});
     fds.push_back({impl.mailbox->fd(), POLLIN, 0});
     const std::size_t polledConnections = impl.connections.size();
@@ -363,6 +401,9 @@ void Server::pollOnce(std::chrono::milliseconds timeout) {
       fds.push_back({fd, POLLIN, 0});
       polledWatches.emplace_back(fd, w.serial);
     }
+    const std::size_t firstCharmListener = fds.size();
+    const std::size_t polledCharmListeners = impl.charmListeners.size();
+    for (const auto& l : impl.charmListeners) fds.push_back({l->fd.get(), POLLIN, 0});
 
     int ready = ::poll(fds.data(), fds.size(), impl.pollTimeoutMs(timeout));
     if (ready < 0 && errno != EINTR) impl.log("ccs: poll failed: " + detail::errnoText(errno));
@@ -386,7 +427,10 @@ void Server::pollOnce(std::chrono::milliseconds timeout) {
         impl.log("ccs: watch callback for fd " + std::to_string(fd) + " threw");
       }
     }
-    if (fds[0].revents & POLLIN) impl.acceptClients();
+    if (fds[0].revents & POLLIN) impl.acceptClients(impl.listener.get(), impl.options, impl.tls.get());
+    for (std::size_t i = 0; i < polledCharmListeners; ++i)
+      if (fds[firstCharmListener + i].revents & POLLIN)
+        impl.acceptClients(impl.charmListeners[i]->fd.get(), impl.charmListeners[i]->options, nullptr);
     // Answers from other threads (and from this round) go out in request order.
     if (fds[1].revents & POLLIN) impl.mailbox->clear();
     auto now = Clock::now();

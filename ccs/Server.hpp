@@ -124,6 +124,16 @@ class Server {
   /// Registers (or replaces) an asynchronous handler for `name`.
   void addAsyncHandler(std::string name, AsyncHandler handler);
 
+  /// Also accepts clients on `bindAddress`:`port` (0: ephemeral) in Charm++'s
+  /// own way: plain CCS, one request per connection, and Charm++'s SHA-1 mode
+  /// when `charmAuth` is set (then plain requests only if its key table
+  /// allows them). Same handlers, routing hook and poll loop as the main
+  /// listener; requests for another PE go to the routing hook. For serving
+  /// Charm++'s clients next to a TLS listener (the runtime's MPIDBG_CHARM).
+  /// Returns the bound endpoint. Errors: bad address, port in use.
+  Expected<Endpoint> addCharmListener(const std::string& bindAddress, std::uint16_t port,
+                                      std::shared_ptr<CharmAuthServerState> charmAuth);
+
   /// Sets the routing hook (see RoutingHook); none by default.
   void setRoutingHook(RoutingHook hook);
 

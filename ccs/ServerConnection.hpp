@@ -109,6 +109,8 @@ class ServerConnection {
   void answerNow(std::optional<std::vector<std::uint8_t>> reply);
   /// Queues a reply slot answered later through the returned state.
   std::shared_ptr<Responder::State> defer(const std::shared_ptr<ReplyMailbox>& mailbox);
+  /// False for Charm++'s one-request connections (plain, not persistent).
+  bool persistent() const { return persistent_; }
   /// Marks the one request of a Charm++ plain connection as taken.
   void markServed() { served_ = true; }
   /// Moves answered replies at the front of the queue into the output, in

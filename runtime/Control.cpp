@@ -3,7 +3,10 @@
 // waits and attach() are in FreezeSignal.cpp).
 #include "Control.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <new>
 
 #include "CallScope.hpp"
@@ -279,14 +282,17 @@ void Control::reach(Runtime& rt, MpiFunction function, std::string_view entry, c
       event.text = kind == StopKind::Freeze ? "freeze" : "step";
       text = (kind == StopKind::Freeze ? "frozen at " : "stepped to ") + event.where;
     }
-    stopHere(rt, kind, std::move(text), std::move(event), lock, block);
+    std::string charmNotice;
+    if (charmNotices_.load(std::memory_order_relaxed) && kind != StopKind::Step)
+      charmNotice = kind == StopKind::Breakpoint ? "BP " + fired->wire.target : "Freeze " + std::to_string(::getpid());
+    stopHere(rt, kind, std::move(text), std::move(event), lock, block, charmNotice);
   } catch (...) {
     // Out of memory while formatting: run on rather than stop silently.
   }
 }
 
 void Control::stopHere(Runtime& rt, StopKind kind, std::string text, proto::Event event,
-                       std::unique_lock<std::mutex>& lock, SignalBlock& block) noexcept {
+                       std::unique_lock<std::mutex>& lock, SignalBlock& block, const std::string& charmNotice) noexcept {
   const std::uint32_t generation = holdLocked(kind, std::move(text));
   lock.unlock();
   if (generation == 0) {
@@ -296,6 +302,10 @@ void Control::stopHere(Runtime& rt, StopKind kind, std::string text, proto::Even
   }
   event.stop = generation;
   rt.events().send(rt.rank(), event);
+  if (!charmNotice.empty()) {
+    std::fprintf(stdout, "CPD: %d %s\n", static_cast<int>(rt.rank()), charmNotice.c_str());
+    std::fflush(stdout);
+  }
   block.release();
   waitWhileHeld(generation);
 }

@@ -133,6 +133,11 @@ class Control {
   /// front end detached or was lost).
   void detach() noexcept;
 
+  /// Also prints Charm++'s stop notices on stdout (CharmCompat.hpp): "CPD:
+  /// <rank> BP <target>" at a breakpoint, "CPD: <rank> Freeze <pid>" at a
+  /// freeze, as a Charm++ PE under +cpd does; its clients watch for them.
+  void setCharmNotices(bool on) noexcept { charmNotices_.store(on, std::memory_order_relaxed); }
+
   /// The freeze --now signal, or 0 when unavailable.
   int freezeSignal() const noexcept { return freezeSignal_; }
 
@@ -181,8 +186,10 @@ class Control {
   /// its stop reason, releases `lock`, sends `event` (numbered with the
   /// stop), unblocks the freeze signal and waits until continued. When
   /// freeze --now stopped the rank first, holds with it without an event.
+  /// `charmNotice` ("BP MPI_Recv", "Freeze 1234"), when not empty, is
+  /// printed as Charm++'s stop notice once the stop is published.
   void stopHere(Runtime& rt, StopKind kind, std::string text, ccs::proto::Event event,
-                std::unique_lock<std::mutex>& lock, SignalBlock& block) noexcept;
+                std::unique_lock<std::mutex>& lock, SignalBlock& block, const std::string& charmNotice = {}) noexcept;
   /// Recomputes the armed bits other than kArmHold. Caller holds mutex_.
   void rearmLocked() noexcept;
   /// Ends the current stop (if any) and wakes every waiting thread. Caller
@@ -208,6 +215,7 @@ class Control {
   std::atomic<std::uint32_t> generation_{0};
   std::atomic<StopKind> stopKind_{StopKind::None};
   std::atomic<bool> nowRequested_{false};
+  std::atomic<bool> charmNotices_{false};
   int freezeSignal_ = 0;    ///< 0 = freeze --now unavailable
   std::string nowUnavailable_ = "the runtime is not attached";  ///< why
   int stoppedFd_ = -1;      ///< eventfd written by the signal handler

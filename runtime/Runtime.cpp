@@ -28,11 +28,14 @@
 #include "CallScope.hpp"
 #include "Control.hpp"
 #include "ccs/ControlProtocol.hpp"
+#include "CharmCompat.hpp"
 #include "Handlers.hpp"
 #include "Pmix.hpp"
 #include "StackCapture.hpp"
 #include "ccs/AttachProtocol.hpp"
 #include "ccs/Auth.hpp"
+#include "ccs/CharmAuthServer.hpp"
+#include "ccs/CharmKeyFile.hpp"
 #include "ccs/Forwarder.hpp"
 #include "ccs/Frame.hpp"
 #include "ccs/HostAddress.hpp"
@@ -145,6 +148,11 @@ Expected<std::string> bindAddress(const std::string& frontendHost) {
   return std::string("127.0.0.1");
 }
 
+/// True for the Charm-compatible mode (Runtime::startAfterInit).
+bool charmCompatible() {
+  return envOr("MPIDBG_CHARM", "0") != "0" || envOr("MPIDBG_CCS_SECURITY", "tls") == "sha1";
+}
+
 /// Under srun without an MPI plugin (no `--mpi=pmi2`; Slurm's own default is
 /// MpiDefault=none) MPICH finds no PMI, so each task is a job of its own,
 /// rank 0 of 1, and the front end sees one rank where srun started many.
@@ -188,7 +196,11 @@ Runtime::Runtime(std::int32_t rank, std::int32_t size, std::int32_t threadLevel)
 void Runtime::startAfterInit(int providedThreadLevel) noexcept {
   const char* frontend = std::getenv("MPIDBG_FRONTEND");
   const bool launched = frontend && *frontend;
-  const bool listen = !launched && envOr("MPIDBG_LISTEN", "0") != "0";
+  const bool charm = charmCompatible();
+  const bool listen = !launched && (envOr("MPIDBG_LISTEN", "0") != "0" || charm);
+  if (launched && charm)
+    std::fprintf(stderr, "mpidbg-rt: MPIDBG_CHARM and MPIDBG_CCS_SECURITY=sha1 serve Charm++'s clients in a job "
+                         "started without mpidbg; ignored under mpidbg's front end\n");
   if ((!launched && !listen) || attached()) return;
   // Collective when "auto": before anything that can fail on one rank only.
   decideIdleWait();
@@ -266,7 +278,7 @@ Expected<void> Runtime::startServer(const std::vector<std::uint8_t>& key, const 
   // (MPIDBG_CCS_SECURITY=plain; mpidbg --ccs-plain). Plain is persistent too,
   // so the front end keeps one connection per rank either way.
   const std::string security = envOr("MPIDBG_CCS_SECURITY", "tls");
-  if (security == "tls") {
+  if (security == "tls" || security == "sha1") {  // sha1: Charm++'s clients on a listener of their own
     // OpenSSL frees its global state from an atexit handler by default. The
     // helper thread may be inside a handshake or a TLS read when the
     // application's main thread calls exit(); that cleanup then pulled the
@@ -280,7 +292,7 @@ Expected<void> Runtime::startServer(const std::vector<std::uint8_t>& key, const 
     options.security = ccs::Security{ccs::SecurityMode::Plain, {}, "mpidbg-session"};
     options.persistent = true;
   } else {
-    return fail("bad MPIDBG_CCS_SECURITY '" + security + "' (expected tls or plain)");
+    return fail("bad MPIDBG_CCS_SECURITY '" + security + "' (expected tls, plain or sha1)");
   }
   options.log = [this](const std::string& line) { tell(line); };  // the front end's, once it listens
   const ccs::Security serverSecurity = options.security;
@@ -406,12 +418,67 @@ Expected<void> writePrivateFile(const std::string& path, const std::string& text
 }
 
 /// One rank's endpoint in the gather of a listening job: "ADDRESS PORT PID
-/// HOST", NUL-padded; all NUL for a rank whose server did not start.
+/// HOST CHARMPORT" (CHARMPORT 0 unless MPIDBG_CHARM), NUL-padded; all NUL for
+/// a rank whose server did not start.
 constexpr std::size_t kEndpointRecord = 320;
 
 }  // namespace
 
+Expected<std::uint16_t> Runtime::startCharmListener() {
+  std::shared_ptr<ccs::CharmAuthServerState> auth;
+  const std::string keyFile = envOr("MPIDBG_CHARM_KEY_FILE", "");
+  if (!keyFile.empty()) {
+    // Read as Charm++'s server reads ++server-auth files.
+    auto table = ccs::loadCharmKeyFile(keyFile, ccs::KeyDigits::Decimal);
+    if (!table) return fail("MPIDBG_CHARM_KEY_FILE: " + table.error().message);
+    auth = std::make_shared<ccs::CharmAuthServerState>(std::move(*table));
+  } else if (envOr("MPIDBG_CCS_SECURITY", "tls") == "sha1") {
+    return fail("MPIDBG_CCS_SECURITY=sha1 needs MPIDBG_CHARM_KEY_FILE, a Charm++ key file (lines '<level> <key>')");
+  }
+  std::uint16_t port = 0;
+  if (const std::string asked = envOr("MPIDBG_CHARM_PORT", ""); !asked.empty() && rank_ == 0) {
+    char* end = nullptr;
+    const long value = std::strtol(asked.c_str(), &end, 10);
+    if (*end != '\0' || value < 0 || value > 65535)
+      return fail("bad MPIDBG_CHARM_PORT '" + asked + "' (expected a port, 0-65535)");
+    port = static_cast<std::uint16_t>(value);
+  }
+  auto endpoint = server_->addCharmListener(server_->endpoint().host, port, std::move(auth));
+  if (!endpoint) return fail("cannot serve Charm++'s clients: " + endpoint.error().message);
+  charmEndpoint_ = *endpoint;
+  charmSecure_ = !keyFile.empty();
+  registerCharmHandlers(*server_, *this);
+  return endpoint->port;
+}
+
+void Runtime::adoptCharmPeers(const std::vector<char>& records, std::int32_t size) {
+  std::vector<ccs::PeerEntry> table;
+  std::int32_t serving = 0;
+  for (std::int32_t r = 0; r < size; ++r) {
+    const char* record = records.data() + kEndpointRecord * static_cast<std::size_t>(r);
+    std::istringstream in(std::string(record, ::strnlen(record, kEndpointRecord)));
+    std::string address, host;
+    int port = 0, pid = 0, charmPort = 0;
+    if (!(in >> address >> port >> pid >> host >> charmPort) || port <= 0 || port > 65535) continue;
+    table.push_back(ccs::PeerEntry{r, address, static_cast<std::uint16_t>(port)});
+    if (charmPort > 0) ++serving;
+  }
+  forwarder_->setPeerTable(std::move(table));
+  if (rank_ != 0) return;
+  // Charm++'s announcement, which its clients (CharmDebug) look for.
+  std::fprintf(stdout, "ccs: Server IP = %s, Server port = %u $\n", charmEndpoint_.host.c_str(),
+               static_cast<unsigned>(charmEndpoint_.port));
+  std::fflush(stdout);
+  std::fprintf(stderr,
+               "mpidbg-rt: %d of %d ranks serve Charm++'s CCS clients (%s); rank 0 at %s (any rank answers "
+               "for every PE)\n",
+               static_cast<int>(serving), static_cast<int>(size),
+               charmSecure_ ? "SHA-1 authenticated, MPIDBG_CHARM_KEY_FILE" : "plain, unauthenticated",
+               charmEndpoint_.toString().c_str());
+}
+
 void Runtime::startListening(int providedThreadLevel, std::int32_t rank, std::int32_t size) noexcept {
+  const bool charm = charmCompatible();
   // Collective from here to the gather: every rank takes part in the key
   // broadcast and the gather, whatever happened to it locally.
   std::string error;
@@ -443,9 +510,15 @@ void Runtime::startListening(int providedThreadLevel, std::int32_t rank, std::in
       } else {
         std::string address = rt->server_->endpoint().host;
         if (address.empty() || address == "0.0.0.0" || address == "::") address = thisHostName("unknown");
+        std::uint16_t charmPort = 0;
+        if (charm) {
+          if (auto started = rt->startCharmListener(); started) charmPort = *started;
+          else error = started.error().message;
+        }
         const std::string text = address + " " + std::to_string(rt->server_->endpoint().port) + " " +
-                                 std::to_string(::getpid()) + " " + thisHostName("unknown");
-        std::memcpy(mine.data(), text.data(), std::min(text.size(), mine.size() - 1));
+                                 std::to_string(::getpid()) + " " + thisHostName("unknown") + " " +
+                                 std::to_string(charmPort);
+        if (error.empty()) std::memcpy(mine.data(), text.data(), std::min(text.size(), mine.size() - 1));
       }
     } catch (const std::exception& e) {
       error = e.what();
@@ -453,9 +526,15 @@ void Runtime::startListening(int providedThreadLevel, std::int32_t rank, std::in
       error = "internal error";
     }
   }
-  std::vector<char> all(rank == 0 ? kEndpointRecord * static_cast<std::size_t>(size) : 0);
-  PMPI_Gather(mine.data(), static_cast<int>(kEndpointRecord), MPI_CHAR, all.data(), static_cast<int>(kEndpointRecord),
-              MPI_CHAR, 0, MPI_COMM_WORLD);
+  // Charm++'s clients may ask any rank about any PE: every rank gets the table.
+  std::vector<char> all(rank == 0 || charm ? kEndpointRecord * static_cast<std::size_t>(size) : 0);
+  if (charm)
+    PMPI_Allgather(mine.data(), static_cast<int>(kEndpointRecord), MPI_CHAR, all.data(),
+                   static_cast<int>(kEndpointRecord), MPI_CHAR, MPI_COMM_WORLD);
+  else
+    PMPI_Gather(mine.data(), static_cast<int>(kEndpointRecord), MPI_CHAR, all.data(),
+                static_cast<int>(kEndpointRecord), MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (charm && error.empty() && rt) rt->adoptCharmPeers(all, size);
 
   std::string attachPath;
   if (rank == 0 && !key.empty()) {

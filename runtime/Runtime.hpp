@@ -81,6 +81,16 @@ class Runtime {
   /// rank register (attachFrontend), and a detached or lost front end leaves
   /// it listening again.
   ///
+  /// Charm-compatible (MPIDBG_CHARM=1, or MPIDBG_CCS_SECURITY=sha1; issue
+  /// 26): listening as above, and every rank also serves Charm++'s clients
+  /// (CharmCompat.hpp) on a listener of its own, in Charm++'s plain mode or,
+  /// with MPIDBG_CHARM_KEY_FILE (a Charm++ ++server-auth key file), its
+  /// SHA-1 mode; rank 0 on MPIDBG_CHARM_PORT when given. The endpoints are
+  /// exchanged with PMPI_Allgather, so any rank relays a request to any PE
+  /// and merges broadcasts (ccs/Forwarder.hpp); rank 0 announces its
+  /// listener on stdout as Charm++ does ("ccs: Server IP = ..., Server port
+  /// = ... $").
+  ///
   /// On any failure prints one line "mpidbg-rt: rank N: <reason>; running
   /// without the debugger" to stderr and stays inert. Never throws.
   static void startAfterInit(int providedThreadLevel) noexcept;
@@ -158,6 +168,15 @@ class Runtime {
   /// Installs the CCS forwarding tree (mpidbg/forward and broadcast routing)
   /// on the server, with the merge rule of every mpidbg handler.
   Expected<void> installForwarder(const ccs::Security& security);
+  /// Charm-compatible mode: adds the listener for Charm++'s clients to the
+  /// server (MPIDBG_CHARM_KEY_FILE, MPIDBG_CHARM_PORT on rank 0) and their
+  /// handlers. Returns its port. Errors: an unreadable key file, sha1
+  /// without one, a bad or busy port.
+  Expected<std::uint16_t> startCharmListener();
+  /// Charm-compatible mode, after the allgather: the PE table of every rank
+  /// whose record parses (`records`: `size` endpoint records), for relaying;
+  /// rank 0 announces its listener.
+  void adoptCharmPeers(const std::vector<char>& records, std::int32_t size);
   /// Starts the helper thread with every signal blocked in it.
   void launchHelper();
   /// The helper thread: poll the server (and the event channel) forever.
@@ -183,6 +202,10 @@ class Runtime {
   EventChannel events_;
   std::unique_ptr<ccs::Server> server_;
   std::unique_ptr<ccs::Forwarder> forwarder_;
+  /// Charm-compatible mode: this rank's listener for Charm++'s clients, and
+  /// whether it is SHA-1 authenticated.
+  ccs::Endpoint charmEndpoint_;
+  bool charmSecure_ = false;
   std::atomic<bool> frozen_{false};
   std::atomic<bool> finalized_{false};
   /// Set by the channel watch callback; handled after pollOnce returns.

@@ -169,11 +169,13 @@ CommandResult doCharmInfo(Context& ctx, std::string_view args) {
         ++hidden;
         continue;
       }
-      result.text += fmtIndex(e.index) + "  " + e.qualified() + (e.system ? "  (Charm++)" : "") + "\n";
+      result.text += fmtIndex(e.index) + "  " + e.qualified() + (!e.system ? "" : e.chare == "MPI" ? "  (MPI)" : "  (Charm++)") + "\n";
       rows.push_back({{"index", e.index}, {"name", e.name}, {"chare", e.chare}, {"system", e.system}});
     }
     if (hidden > 0)
-      result.text += "(" + std::to_string(hidden) + " entry methods of Charm++ itself not shown: info entries --all)\n";
+      result.text += "(" + std::to_string(hidden) +
+                     (ctx.charm->servesMpiProgram() ? " MPI functions" : " entry methods of Charm++ itself") +
+                     " not shown: info entries --all)\n";
     result.data = {{"charm_entries", rows}, {"hidden", hidden}};
     return result;
   }

@@ -370,6 +370,22 @@ void printMan(std::ostream& out) {
       {"MPIDBG_LISTEN",
        "1 in a job run without mpidbg, with libmpidbg-rt.so preloaded: every rank serves the debugger from "
        "MPI_Init on and rank 0 writes an attach file for mpidbg attach."},
+      {"MPIDBG_CHARM",
+       "1 in a job run without mpidbg, with libmpidbg-rt.so preloaded: listening as with MPIDBG_LISTEN, and "
+       "every rank also serves Charm++'s own CCS clients (its C client, CharmDebug) as a Charm++ program under "
+       "+cpd does: ccs_getinfo with the job's PE table from any rank, requests relayed to any PE and "
+       "broadcasts merged, debug/converse/status, freeze, debug/charm/continue and next, breakpoints by "
+       "charm/entries index (the MPI functions and the MPIDBG_ENTRY points), the lists, one request per "
+       "connection. Rank 0 prints Charm++'s line 'ccs: Server IP = ..., Server port = ... $' on stdout; "
+       "stops print 'CPD: RANK BP NAME'. mpidbg attach charm HOST:PORT works too."},
+      {"MPIDBG_CHARM_KEY_FILE",
+       "With MPIDBG_CHARM: a Charm++ ++server-auth key file (lines 'LEVEL KEY', read as Charm++ reads them): "
+       "Charm++'s clients must then use Charm++'s SHA-1 authenticated mode."},
+      {"MPIDBG_CHARM_PORT", "With MPIDBG_CHARM: the port of rank 0's listener for Charm++'s clients (default: any)."},
+      {"MPIDBG_CCS_SECURITY",
+       "How the ranks' CCS servers are protected: tls (default; TLS 1.3 with the session key), plain "
+       "(unauthenticated; mpidbg --ccs-plain sets it) or, in a job run without mpidbg, sha1 (MPIDBG_CHARM with "
+       "MPIDBG_CHARM_KEY_FILE required)."},
       {"MPIDBG_ATTACH_FILE",
        "Where rank 0 of a listening job writes its attach file (default $TMPDIR/mpidbg-UID/job-PID.attach; "
        "mode 0600, as it holds the job's key)."},
@@ -410,6 +426,8 @@ void printMan(std::ostream& out) {
       << roff("mpidbg --json -ex run -ex 'wait 30' -ex hang -- mpiexec.mpich -n 4 ./app") << "\n"
       << roff("LD_PRELOAD=PREFIX/lib/libmpidbg-rt.so MPIDBG_LISTEN=1 mpiexec.mpich -n 4 ./app &") << "\n"
       << roff("mpidbg attach /tmp/mpidbg-1000/job-4242.attach -ex hang") << "\n"
+      << roff("LD_PRELOAD=PREFIX/lib/libmpidbg-rt.so MPIDBG_CHARM=1 MPIDBG_CHARM_PORT=1234 mpiexec.mpich -n 4 ./app &") << "\n"
+      << roff("mpidbg attach charm 127.0.0.1:1234 -ex 'info entries --all' -ex status") << "\n"
       << roff("mpidbg attach --pid 4242 -ex where") << "\n"
       << roff("mpidbg core --mqs core.1234 core.1235") << "\n"
       << roff("mpidbg --record rec -- mpiexec.mpich -n 4 ./app; mpidbg --replay rec -- mpiexec.mpich -n 4 ./app") << "\n"

@@ -119,6 +119,16 @@ class CharmJob::PeLists final : public ListServers {
         auto length = proto::decodeListLength(*reply);
         if (length && *length >= 0) entries[name] = ListEntry{"list", *length};
       }
+      // An MPI program's runtime names its own lists (the communicators,
+      // pending operations, the program's watched objects) in mpidbg/lists.
+      if (!error && job_.servesMpiProgram()) {
+        auto served = readWholeList(*job_.link_, pe, "mpidbg/lists");
+        if (!served) error = served.error();
+        else
+          for (const auto& item : *served)
+            entries[pupfmt::fieldValue(item, "name")] =
+                ListEntry{pupfmt::fieldValue(item, "kind"), intOf(pupfmt::fieldValue(item, "length"), 0)};
+      }
       if (error) out.emplace(pe, std::unexpected(*error));
       else out.emplace(pe, std::move(entries));
     }
@@ -475,7 +485,14 @@ Expected<void> CharmJob::attach(const ccs::Endpoint& server, const std::string& 
   for (int n : *counts) pes_ += n;
   const std::map<int, pid_t> pids = charmProcessesOnPort(server.port);
   active_ = true;
-  if (auto attached = attachPids(pids); !attached && notify_) notify_("note: " + attached.error().message);
+  if (servesMpiProgram()) {
+    if (notify_)
+      notify_("note: an MPI program under mpidbg's runtime in Charm-compatible mode (MPIDBG_CHARM): its PEs are "
+              "its ranks, its entries the MPI functions and MPIDBG_ENTRY points; for the MPI view (hang, where, "
+              "gdb) attach with the attach file rank 0 named on its stderr: mpidbg attach FILE");
+  } else if (auto attached = attachPids(pids); !attached && notify_) {
+    notify_("note: " + attached.error().message);
+  }
   return {};
 }
 
@@ -643,6 +660,11 @@ Expected<std::vector<CharmEntry>> CharmJob::entries() {
   }
   entries_ = out;
   return out;
+}
+
+bool CharmJob::servesMpiProgram() {
+  auto all = entries();
+  return all && std::any_of(all->begin(), all->end(), [](const CharmEntry& e) { return e.chare == "MPI"; });
 }
 
 Expected<std::vector<CharmEntry>> CharmJob::findEntries(std::string_view name) {

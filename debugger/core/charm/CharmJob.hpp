@@ -156,6 +156,11 @@ class CharmJob {
   /// Every entry method (charm/entries and charm/chares, read from PE 0
   /// once and kept). Errors: PE 0 does not answer.
   Expected<std::vector<CharmEntry>> entries();
+  /// True when the server is an MPI program under mpidbg's runtime in
+  /// Charm-compatible mode (MPIDBG_CHARM; runtime/CharmCompat.hpp): its
+  /// charm/entries lists the MPI functions under a chare named "MPI", which
+  /// no Charm++ program has. False when the entries cannot be read.
+  bool servesMpiProgram();
   /// The entry methods `name` names: an exact match of qualified(), of name,
   /// of the name without its parameter list, or `Chare::method` without it;
   /// a number is an entry index. Empty when none; several when ambiguous.

@@ -172,3 +172,118 @@ case_charm_interactive_completion_and_ctrl_d() {
   ikill
   [ $ok -eq 1 ]
 }
+
+# charm_client: builds tests/integration/charm/ccs_client.cpp, a command-line
+# driver of Charm++'s own C client library, into $work/charm (once per run).
+charm_client() {
+  if [ -x "$work/charm/ccs_client" ]; then return 0; fi
+  charm_dir="$("$root/scripts/build-charm")" || { echo "    scripts/build-charm failed"; return 1; }
+  mkdir -p "$work/charm"
+  g++ -O1 -I"$charm_dir/include" "$root/tests/integration/charm/ccs_client.cpp" -L"$charm_dir/lib" -lccs-client \
+    -o "$work/charm/ccs_client" >"$work/charm/client.log" 2>&1 ||
+    { echo "    cannot build Charm++'s client:"; sed 's/^/    /' "$work/charm/client.log"; return 1; }
+}
+
+charm_job_pid=""
+# start_charm_mpi_job ENV... -- MPIEXEC_ARGS...: an MPI job with the runtime
+# preloaded in Charm-compatible mode (MPIDBG_CHARM=1 and ENV); waits for rank
+# 0's "ccs: Server IP" line and sets charm_port.
+start_charm_mpi_job() {
+  local envs=()
+  while [ "$1" != "--" ]; do envs+=("$1"); shift; done
+  shift
+  env MPIDBG_IT_MARKER="$work" LD_PRELOAD="$build/lib/libmpidbg-rt.so" MPIDBG_CHARM=1 "${envs[@]}" \
+    "$mpiexec" "$@" </dev/null >"$work/charm/job.out" 2>"$work/charm/job.err" &
+  charm_job_pid=$!
+  wait_until 300 "rank 0's 'ccs: Server IP' line" file_has "$work/charm/job.out" '^ccs: Server IP = ' ||
+    { sed 's/^/      | /' "$work/charm/job.err"; return 1; }
+  charm_port="$(sed -n 's/^ccs: Server IP = [0-9.]*, Server port = \([0-9]*\) \$$/\1/p' "$work/charm/job.out")"
+}
+
+# stop_charm_mpi_job: ends the job if it still runs and reaps it.
+stop_charm_mpi_job() {
+  [ -n "$charm_job_pid" ] && { kill "$charm_job_pid" 2>/dev/null; wait "$charm_job_pid" 2>/dev/null; }
+  charm_job_pid=""
+  local i
+  for i in $(seq 1 50); do [ -z "$(leftovers)" ] && break; sleep 0.1; done
+}
+
+# entry_index LISTING NAME: the index of NAME in a charm/entries listing of
+# ccs_client (.txt items: //name, string="NAME";, //index, int=N;).
+entry_index() {
+  awk -v want="string=\"$2\";" '$0 == want { found = 1; next } found && /^int=/ { sub(/^int=/, ""); sub(/;$/, ""); print; exit }' <<<"$1"
+}
+
+# The reply to one plain CCS request sent by hand: Charm++'s server closes
+# the connection after the reply, and a client reading to the end relies on
+# it. Prints the reply's bytes in hex, or nothing after 5 s.
+plain_getinfo_to_end() {
+  timeout 5 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1" &&
+    printf "\0\0\0\0\0\0\0\2ccs_getinfo\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0" >&3 && od -An -tx1 <&3' _ "$1" | tr -s ' \n' ' '
+}
+
+case_charm_client_plain_against_mpi_ranks() {
+  charm_client || return 1
+  start_charm_mpi_job -- -n 3 "$examples/phases" 400 50 || { stop_charm_mpi_job; return 1; }
+  local client="$work/charm/ccs_client" first second third to_end bcast step
+  first="$("$client" 127.0.0.1 "$charm_port" info call:2:ccs_getinfo status:-1 status:1 list:0:charm/entries 2>&1)"
+  to_end="$(plain_getinfo_to_end "$charm_port")"
+  bcast="$(entry_index "$first" MPI_Bcast)"
+  # Every rank has reached solver::step (its first step) by now: one step is 50 ms.
+  step="$(entry_index "$first" solver::step)"
+  second="$("$client" 127.0.0.1 "$charm_port" "int:-1:debug/charm/bp/set:$step" sleep:2000 status:-1 \
+    "int:-1:debug/charm/bp/set:$step" "int:-1:debug/charm/bp/remove:$step" call:-1:debug/charm/continue sleep:500 \
+    status:-1 "int:0:debug/charm/bp/set:999" send:1:debug/converse/freeze sleep:2000 status:-1 call:1:debug/charm/continue \
+    sleep:500 status:1 2>&1)"
+  stop_charm_mpi_job
+  check_contains "$first" "pes 3 nodes 3" "ccs_getinfo through Charm++'s client (the job's PE table)" &&
+  check_contains "$first" "reply 16 bytes: 00 00 00 03 00 00 00 01 00 00 00 01 00 00 00 01" "ccs_getinfo relayed to PE 2" &&
+  check_contains "$first" $'pe 0 running\npe 1 running\npe 2 running' "a broadcast status, merged in PE order" &&
+  check_contains "$first" "string=\"MPI_Bcast\";" "charm/entries (the MPI functions)" &&
+  check_matches "$bcast" '^[0-9]+$' "MPI_Bcast's index" &&
+  check_matches "$step" '^1[0-9]{6}$' "solver::step's index (an entry point: above 2^20)" &&
+  check_contains "$to_end" "00 00 00 10 00 00 00 03 00 00 00 01 00 00 00 01 00 00 00 01" "a plain request read to the end of the stream (closed after the reply)" &&
+  # ~0 from every rank, merged with Charm++'s logical AND into 1.
+  check_matches "$(head -1 <<<"$second")" '^int 1$' "bp/set broadcast" &&
+  check_contains "$(cat "$work/charm/job.out")" "CPD: 0 BP solver::step" "Charm++'s stop notice from rank 0" &&
+  check_contains "$second" $'pe 0 frozen\npe 1 frozen\npe 2 frozen' "status at the breakpoint" &&
+  check_contains "$second" $'int 0\nint 1' "a second bp/set refused (set already), then bp/remove" &&
+  check_contains "$second" $'pe 0 running\npe 1 running\npe 2 running' "status after continue" &&
+  check_contains "$second" $'pe 1 frozen' "a freeze of PE 1" &&
+  check_matches "$(cat "$work/charm/job.err")" "debug/charm/bp/set: entry index '999' is neither an MPI function nor an entry point" "an unknown index, said on stderr" &&
+  check_contains "$(cat "$work/charm/job.err")" "3 of 3 ranks serve Charm++'s CCS clients (plain, unauthenticated)" "rank 0's notice"
+}
+
+case_charm_sha1_mpi_ranks_under_mpidbg_attach_charm() {
+  charm_client || return 1
+  local key="$work/charm/mpi-auth" client="$work/charm/ccs_client" keyed unkeyed unkeyed_rc
+  echo "0 31415926535897932384626433832795" >"$key"
+  chmod 600 "$key"
+  start_charm_mpi_job MPIDBG_CCS_SECURITY=sha1 MPIDBG_CHARM_KEY_FILE="$key" -- -n 3 "$examples/phases" 400 50 ||
+    { stop_charm_mpi_job; return 1; }
+  keyed="$("$client" 127.0.0.1 "$charm_port" --key 31415926535897932384626433832795 info status:-1 2>&1)"
+  unkeyed="$("$client" 127.0.0.1 "$charm_port" info 2>&1)"
+  unkeyed_rc=$?
+  run_mpidbg 60 attach charm "127.0.0.1:$charm_port" --charm-key-file "$key" -ex 'info entries' -ex 'break MPI_Allreduce' \
+    -ex 'wait 20' -ex status -ex lists -ex 'print 1 mpi/communicators' -ex delete -ex run -ex status
+  stop_charm_mpi_job
+  # sha1 without a key file: said, and the job runs without the debugger.
+  local nokey
+  nokey="$(env MPIDBG_IT_MARKER="$work" LD_PRELOAD="$build/lib/libmpidbg-rt.so" MPIDBG_CCS_SECURITY=sha1 \
+    timeout 60 "$mpiexec" -n 2 "$examples/phases" 1 2>&1)"
+  check_contains "$keyed" $'pes 3 nodes 3\npe 0 running\npe 1 running\npe 2 running' "Charm++'s client with the key" &&
+  [ "$unkeyed_rc" -ne 0 ] && check_contains "$unkeyed" "Socket closed" "Charm++'s client without a key (refused)" &&
+  check_rc 0 &&
+  check_contains "$out" "note: an MPI program under mpidbg's runtime in Charm-compatible mode (MPIDBG_CHARM)" "the attach note" &&
+  check_contains "$(section 'info entries')" "MPIDBG_ENTRY::solver::step" "info entries (the entry points)" &&
+  check_matches "$(section 'info entries')" '^\(1[0-9]{2} MPI functions not shown: info entries --all\)$' "info entries (the MPI functions hidden)" &&
+  check_contains "$(section 'break MPI_Allreduce')" "Breakpoint 1 at entry MPI::MPI_Allreduce on PEs [0-2]" "break on an MPI function" &&
+  check_contains "$(section 'wait 20')" "[0-2] at breakpoint 1 in entry MPI::MPI_Allreduce" "wait (the stop read from converse/localqueue)" &&
+  check_matches "$(section lists)" '^mpi/communicators +list +\[0-2\] +3 items$' "lists (the runtime's own)" &&
+  check_contains "$(section 'print 1 mpi/communicators')" "mpi/communicators[1].name = solver" "print through Charm++'s list protocol" &&
+  check_contains "$(section 'print 1 mpi/communicators')" "mpi/communicators[0].active[0] = MPI_Allreduce" "the collective rank 1 is stopped in" &&
+  check_contains "$(section status)" "[0-2] running" "status after run" &&
+  check_contains "$(cat "$work/charm/job.out")" "CPD: 2 BP MPI_Allreduce" "Charm++'s stop notice" &&
+  check_contains "$nokey" "MPIDBG_CCS_SECURITY=sha1 needs MPIDBG_CHARM_KEY_FILE" "sha1 without a key file" &&
+  check_contains "$nokey" "checksum" "that job, run without the debugger"
+}

@@ -1,6 +1,7 @@
 // The Server in Charm++'s SHA-1 authenticated mode over real loopback sockets:
 // the official C client's captured session replayed byte for byte (capture
-// 10), a plain request refused (08e), and our CharmAuthClient against it.
+// 10), a plain request refused (08e), our CharmAuthClient against it, and
+// the Charm++ listener beside a TLS one (Server::addCharmListener).
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -17,6 +18,8 @@
 #include "ccs/CharmAuthClient.hpp"
 #include "ccs/CharmAuthServer.hpp"
 #include "ccs/Client.hpp"
+#include "ccs/Connection.hpp"
+#include "ccs/Frame.hpp"
 #include "mpidbg/ScopedFd.hpp"
 
 using namespace mpidbg::ccs;
@@ -156,4 +159,69 @@ TEST_CASE("CharmAuthClient::send: a request without waiting for its reply (mpidb
   const auto until = std::chrono::steady_clock::now() + 5s;
   while (!arrived && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(10ms);
   CHECK(arrived);
+}
+
+TEST_CASE("A TLS server's Charm++ listener: SHA-1 one-shot requests beside persistent TLS, other PEs routed",
+          "[ccs][charm-auth]") {
+  const Bytes sessionKey = testKey(7);
+  ServerOptions options;
+  options.security = tls(sessionKey);
+  options.pe = 0;
+  RunningServer running(options);
+  running.server->addHandler("echo", [](const Request& r) -> HandlerResult { return r.data; });
+  std::atomic<int> routedPe{-100};
+  running.server->setRoutingHook([&routedPe](const Request& r, Responder responder) {
+    routedPe = r.pe;
+    responder.reply(bytes("routed"));
+  });
+  CharmKeyTable keys;
+  keys.keys[0] = kKey;
+  auto charm = running.server->addCharmListener("127.0.0.1", 0, std::make_shared<CharmAuthServerState>(keys));
+  REQUIRE(charm.has_value());
+  CHECK(charm->port != running.server->endpoint().port);
+  running.start();
+
+  // Charm++'s SHA-1 mode on the new listener, one request per connection.
+  auto session = CharmAuthClient::handshake(*charm, 0, kKey, 2000ms);
+  REQUIRE(session.has_value());
+  auto echoed = CharmAuthClient::call(*charm, *session, request("echo", bytes("hi")), 2000ms);
+  REQUIRE(echoed.has_value());
+  CHECK(*echoed == bytes("hi"));
+  // A request for another PE goes to the routing hook, as on the main listener.
+  auto routed = CharmAuthClient::call(*charm, *session, request("echo", bytes("x"), 3), 2000ms);
+  REQUIRE(routed.has_value());
+  CHECK(*routed == bytes("routed"));
+  CHECK(routedPe == 3);
+  // Plain requests are refused there (a level-0 key), as Charm++ refuses them.
+  auto frame = encodeRequest(request("echo", bytes("plain")));
+  REQUIRE(frame.has_value());
+  CHECK(exchange(static_cast<std::uint16_t>(charm->port), *frame).empty());
+  // The main listener still speaks TLS, persistently.
+  auto connection = Connection::open(running.server->endpoint(), tls(sessionKey), 2000ms);
+  REQUIRE(connection.has_value());
+  for (const char* text : {"one", "two"}) {
+    auto reply = (*connection)->call(request("echo", bytes(text)), 2000ms);
+    REQUIRE(reply.has_value());
+    CHECK(*reply == bytes(text));
+  }
+}
+
+TEST_CASE("A plain Charm++ listener answers once and closes, as Charm++ does", "[ccs][charm-auth]") {
+  ServerOptions options;
+  options.security = tls(testKey(9));
+  RunningServer running(options);
+  running.server->addHandler("echo", [](const Request& r) -> HandlerResult { return r.data; });
+  auto charm = running.server->addCharmListener("127.0.0.1", 0, nullptr);
+  REQUIRE(charm.has_value());
+  running.start();
+  auto frame = encodeRequest(request("echo", bytes("abc")));
+  REQUIRE(frame.has_value());
+  // Two requests on one connection: the reply to the first, then the close.
+  Bytes twice = *frame;
+  twice.insert(twice.end(), frame->begin(), frame->end());
+  CHECK(exchange(static_cast<std::uint16_t>(charm->port), twice) == Bytes({0, 0, 0, 3, 'a', 'b', 'c'}));
+  // A port in use is an error naming it.
+  auto busy = running.server->addCharmListener("127.0.0.1", charm->port, nullptr);
+  REQUIRE_FALSE(busy.has_value());
+  CHECK_THAT(busy.error().message, Catch::Contains("cannot listen on 127.0.0.1 port " + std::to_string(charm->port)));
 }
