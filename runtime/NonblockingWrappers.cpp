@@ -216,3 +216,146 @@ MPIDBG_EXPORT int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], co
                            request);
   });
 }
+
+#if MPI_VERSION >= 4
+// MPI-4's large-count forms (MPICH 4): counted, recorded and completed as
+// their int forms; the count a condition and the history see is -1 past
+// INT_MAX.
+using mpidbg::rt::smallCount;
+
+MPIDBG_EXPORT int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                               MPI_Request* request) {
+  return nonblocking({MpiFunction::IbcastC, CollClass::Bcast, comm, true, root, smallCount(count), datatype, buffer},
+                     request, [&] { return PMPI_Ibcast_c(buffer, count, datatype, root, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                   MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking(
+      {MpiFunction::IallgatherC, CollClass::Allgather, comm, false, -1, smallCount(sendcount), sendtype, sendbuf},
+      request,
+      [&] { return PMPI_Iallgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                    const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                    MPI_Comm comm, MPI_Request* request) {
+  return nonblocking(
+      {MpiFunction::IallgathervC, CollClass::Allgatherv, comm, false, -1, smallCount(sendcount), sendtype, sendbuf},
+      request, [&] {
+        return PMPI_Iallgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request);
+      });
+}
+
+MPIDBG_EXPORT int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                   MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking(
+      {MpiFunction::IallreduceC, CollClass::Allreduce, comm, false, -1, smallCount(count), datatype, sendbuf},
+      request, [&] { return PMPI_Iallreduce_c(sendbuf, recvbuf, count, datatype, op, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                  MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking(
+      {MpiFunction::IalltoallC, CollClass::Alltoall, comm, false, -1, smallCount(sendcount), sendtype, sendbuf},
+      request,
+      [&] { return PMPI_Ialltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                   MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                                   const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                   MPI_Request* request) {
+  return nonblocking({MpiFunction::IalltoallvC, CollClass::Alltoallv, comm, false, -1, -1, sendtype, sendbuf},
+                     request, [&] {
+                       return PMPI_Ialltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                                                recvtype, comm, request);
+                     });
+}
+
+MPIDBG_EXPORT int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                   const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                   MPI_Request* request) {
+  return nonblocking({MpiFunction::IalltoallwC, CollClass::Alltoallv, comm}, request, [&] {
+    return PMPI_Ialltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+                             request);
+  });
+}
+
+MPIDBG_EXPORT int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
+                                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking({MpiFunction::IreduceScatterC, CollClass::ReduceScatter, comm, false, -1, -1, datatype, sendbuf},
+                     request,
+                     [&] { return PMPI_Ireduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking({MpiFunction::IreduceScatterBlockC, CollClass::ReduceScatter, comm, false, -1,
+                      smallCount(recvcount), datatype, sendbuf},
+                     request, [&] {
+                       return PMPI_Ireduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm, request);
+                     });
+}
+
+MPIDBG_EXPORT int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                                int root, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking({MpiFunction::IreduceC, CollClass::Reduce, comm, true, root, smallCount(count), datatype, sendbuf},
+                     request, [&] { return PMPI_Ireduce_c(sendbuf, recvbuf, count, datatype, op, root, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                MPI_Request* request) {
+  return nonblocking(
+      {MpiFunction::IgatherC, CollClass::Gather, comm, true, root, smallCount(sendcount), sendtype, sendbuf}, request,
+      [&] {
+        return PMPI_Igather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+      });
+}
+
+MPIDBG_EXPORT int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                 const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                 int root, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking(
+      {MpiFunction::IgathervC, CollClass::Gatherv, comm, true, root, smallCount(sendcount), sendtype, sendbuf},
+      request, [&] {
+        return PMPI_Igatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
+                               request);
+      });
+}
+
+MPIDBG_EXPORT int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm, MPI_Request* request) {
+  return nonblocking({MpiFunction::IscanC, CollClass::Scan, comm, false, -1, smallCount(count), datatype, sendbuf},
+                     request, [&] { return PMPI_Iscan_c(sendbuf, recvbuf, count, datatype, op, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                                MPI_Comm comm, MPI_Request* request) {
+  return nonblocking({MpiFunction::IexscanC, CollClass::Scan, comm, false, -1, smallCount(count), datatype, sendbuf},
+                     request, [&] { return PMPI_Iexscan_c(sendbuf, recvbuf, count, datatype, op, comm, request); });
+}
+
+MPIDBG_EXPORT int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                 MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                 MPI_Request* request) {
+  return nonblocking(
+      {MpiFunction::IscatterC, CollClass::Scatter, comm, true, root, smallCount(recvcount), recvtype, recvbuf},
+      request, [&] {
+        return PMPI_Iscatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, request);
+      });
+}
+
+MPIDBG_EXPORT int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                                  MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                  int root, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking(
+      {MpiFunction::IscattervC, CollClass::Scatterv, comm, true, root, smallCount(recvcount), recvtype, recvbuf},
+      request, [&] {
+        return PMPI_Iscatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                                request);
+      });
+}
+#endif

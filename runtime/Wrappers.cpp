@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include "CallScope.hpp"
+#include "RequestTracking.hpp"
 
 using mpidbg::ccs::proto::CollClass;
 using mpidbg::rt::CallScope;
@@ -119,3 +120,123 @@ MPIDBG_EXPORT int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, i
                                        PeerRole::None, 0, recvcount);
   return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
+
+#if MPI_VERSION >= 4
+// MPI-4's large-count forms (MPICH 4): counted and published as their int
+// forms, in the same class; the count a condition sees is -1 past INT_MAX.
+// No fast path and no idle wait (runtime/IdleWait.hpp covers the int forms).
+using mpidbg::rt::smallCount;
+
+MPIDBG_EXPORT int MPI_Bcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+  auto scope = CallScope::collectiveIn(MpiFunction::BcastC, CollClass::Bcast, comm, PeerRole::Root, root,
+                                       smallCount(count));
+  return PMPI_Bcast_c(buffer, count, datatype, root, comm);
+}
+
+MPIDBG_EXPORT int MPI_Allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                  MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  auto scope = CallScope::collectiveIn(MpiFunction::AllgatherC, CollClass::Allgather, comm, PeerRole::None, 0,
+                                       smallCount(sendcount));
+  return PMPI_Allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+MPIDBG_EXPORT int MPI_Allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                   const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                   MPI_Comm comm) {
+  auto scope = CallScope::collectiveIn(MpiFunction::AllgathervC, CollClass::Allgatherv, comm, PeerRole::None, 0,
+                                       smallCount(sendcount));
+  return PMPI_Allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+}
+
+MPIDBG_EXPORT int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                  MPI_Op op, MPI_Comm comm) {
+  auto scope = CallScope::collectiveIn(MpiFunction::AllreduceC, CollClass::Allreduce, comm, PeerRole::None, 0,
+                                       smallCount(count));
+  return PMPI_Allreduce_c(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+MPIDBG_EXPORT int MPI_Alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                 MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  auto scope = CallScope::collectiveIn(MpiFunction::AlltoallC, CollClass::Alltoall, comm, PeerRole::None, 0,
+                                       smallCount(sendcount));
+  return PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+MPIDBG_EXPORT int MPI_Alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                  MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                                  const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  auto scope = CallScope::collectiveIn(MpiFunction::AlltoallvC, CollClass::Alltoallv, comm);
+  return PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+}
+
+MPIDBG_EXPORT int MPI_Alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                  const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  auto scope = CallScope::collectiveIn(MpiFunction::AlltoallwC, CollClass::Alltoallv, comm);
+  return PMPI_Alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
+}
+
+MPIDBG_EXPORT int MPI_Reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
+                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  auto scope = CallScope::collectiveIn(MpiFunction::ReduceScatterC, CollClass::ReduceScatter, comm);
+  return PMPI_Reduce_scatter_c(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+}
+
+MPIDBG_EXPORT int MPI_Reduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+  auto scope = CallScope::collectiveIn(MpiFunction::ReduceScatterBlockC, CollClass::ReduceScatter, comm,
+                                       PeerRole::None, 0, smallCount(recvcount));
+  return PMPI_Reduce_scatter_block_c(sendbuf, recvbuf, recvcount, datatype, op, comm);
+}
+
+MPIDBG_EXPORT int MPI_Reduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                               MPI_Op op, int root, MPI_Comm comm) {
+  auto scope = CallScope::collectiveIn(MpiFunction::ReduceC, CollClass::Reduce, comm, PeerRole::Root, root,
+                                       smallCount(count));
+  return PMPI_Reduce_c(sendbuf, recvbuf, count, datatype, op, root, comm);
+}
+
+MPIDBG_EXPORT int MPI_Gather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                               MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  auto scope = CallScope::collectiveIn(MpiFunction::GatherC, CollClass::Gather, comm, PeerRole::Root, root,
+                                       smallCount(sendcount));
+  return PMPI_Gather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+MPIDBG_EXPORT int MPI_Gatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                int root, MPI_Comm comm) {
+  auto scope = CallScope::collectiveIn(MpiFunction::GathervC, CollClass::Gatherv, comm, PeerRole::Root, root,
+                                       smallCount(sendcount));
+  return PMPI_Gatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
+}
+
+MPIDBG_EXPORT int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm comm) {
+  auto scope =
+      CallScope::collectiveIn(MpiFunction::ScanC, CollClass::Scan, comm, PeerRole::None, 0, smallCount(count));
+  return PMPI_Scan_c(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+MPIDBG_EXPORT int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm) {
+  auto scope =
+      CallScope::collectiveIn(MpiFunction::ExscanC, CollClass::Scan, comm, PeerRole::None, 0, smallCount(count));
+  return PMPI_Exscan_c(sendbuf, recvbuf, count, datatype, op, comm);
+}
+
+MPIDBG_EXPORT int MPI_Scatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  auto scope = CallScope::collectiveIn(MpiFunction::ScatterC, CollClass::Scatter, comm, PeerRole::Root, root,
+                                       smallCount(recvcount));
+  return PMPI_Scatter_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+
+MPIDBG_EXPORT int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                                 MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                 int root, MPI_Comm comm) {
+  auto scope = CallScope::collectiveIn(MpiFunction::ScattervC, CollClass::Scatterv, comm, PeerRole::Root, root,
+                                       smallCount(recvcount));
+  return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
+}
+#endif

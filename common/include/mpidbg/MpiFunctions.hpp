@@ -176,7 +176,41 @@
   X(RecvInitC, "MPI_Recv_init_c", None, S|T|N|C, No) \
   X(ImrecvC, "MPI_Imrecv_c", None, N, No) \
   X(IsendrecvC, "MPI_Isendrecv_c", None, S|T|N|C, No) \
-  X(IsendrecvReplaceC, "MPI_Isendrecv_replace_c", None, S|T|N|C, No)
+  X(IsendrecvReplaceC, "MPI_Isendrecv_replace_c", None, S|T|N|C, No) \
+  /* MPI-4's large-count collectives (Wrappers.cpp, NonblockingWrappers.cpp; MPI 4 */ \
+  /* libraries only): counted in the class of their int form, as their int forms are. */ \
+  X(BcastC, "MPI_Bcast_c", Bcast, R|N|C, No) \
+  X(AllgatherC, "MPI_Allgather_c", Allgather, N|C, No) \
+  X(AllgathervC, "MPI_Allgatherv_c", Allgatherv, N|C, No) \
+  X(AllreduceC, "MPI_Allreduce_c", Allreduce, N|C, No) \
+  X(AlltoallC, "MPI_Alltoall_c", Alltoall, N|C, No) \
+  X(AlltoallvC, "MPI_Alltoallv_c", Alltoallv, C, No) \
+  X(AlltoallwC, "MPI_Alltoallw_c", Alltoallv, C, No) \
+  X(ReduceScatterC, "MPI_Reduce_scatter_c", ReduceScatter, C, No) \
+  X(ReduceScatterBlockC, "MPI_Reduce_scatter_block_c", ReduceScatter, N|C, No) \
+  X(ReduceC, "MPI_Reduce_c", Reduce, R|N|C, No) \
+  X(GatherC, "MPI_Gather_c", Gather, R|N|C, No) \
+  X(GathervC, "MPI_Gatherv_c", Gatherv, R|N|C, No) \
+  X(ScanC, "MPI_Scan_c", Scan, N|C, No) \
+  X(ExscanC, "MPI_Exscan_c", Scan, N|C, No) \
+  X(ScatterC, "MPI_Scatter_c", Scatter, R|N|C, No) \
+  X(ScattervC, "MPI_Scatterv_c", Scatterv, R|N|C, No) \
+  X(IbcastC, "MPI_Ibcast_c", Bcast, R|N|C, No) \
+  X(IallgatherC, "MPI_Iallgather_c", Allgather, N|C, No) \
+  X(IallgathervC, "MPI_Iallgatherv_c", Allgatherv, N|C, No) \
+  X(IallreduceC, "MPI_Iallreduce_c", Allreduce, N|C, No) \
+  X(IalltoallC, "MPI_Ialltoall_c", Alltoall, N|C, No) \
+  X(IalltoallvC, "MPI_Ialltoallv_c", Alltoallv, C, No) \
+  X(IalltoallwC, "MPI_Ialltoallw_c", Alltoallv, C, No) \
+  X(IreduceScatterC, "MPI_Ireduce_scatter_c", ReduceScatter, C, No) \
+  X(IreduceScatterBlockC, "MPI_Ireduce_scatter_block_c", ReduceScatter, N|C, No) \
+  X(IreduceC, "MPI_Ireduce_c", Reduce, R|N|C, No) \
+  X(IgatherC, "MPI_Igather_c", Gather, R|N|C, No) \
+  X(IgathervC, "MPI_Igatherv_c", Gatherv, R|N|C, No) \
+  X(IscanC, "MPI_Iscan_c", Scan, N|C, No) \
+  X(IexscanC, "MPI_Iexscan_c", Scan, N|C, No) \
+  X(IscatterC, "MPI_Iscatter_c", Scatter, R|N|C, No) \
+  X(IscattervC, "MPI_Iscatterv_c", Scatterv, R|N|C, No)
 
 #include <string_view>
 

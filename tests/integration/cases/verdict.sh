@@ -161,13 +161,26 @@ case_verdict_matched_probe_cycle() {
   check_contains "$out" "Look first at ranks [0-1]: gdb [0-1] bt" "hang"
 }
 
+case_verdict_large_count_collective_mismatch() {
+  # coll_mismatch_c (issue 23 item 1): MPI-4's large-count collectives,
+  # blocking and nonblocking, count in the class of their int forms.
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex hang -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/coll_mismatch_c"
+  check_rc 0 &&
+  check_contains "$out" "MPI_COMM_WORLD: collective #1 differs: ranks [0-2] called MPI_Bcast_c(root=0), rank 3 called MPI_Ireduce_c(root=3)" "hang (the sequences)" &&
+  check_contains "$out" "[0-2] in call 1 to MPI_Allreduce_c (counted with MPI_Allreduce) on MPI_COMM_WORLD at coll_mismatch_c.c:17 in main" "hang (the ranks)" &&
+  check_matches "$out" '^  \[3\] -> \[0-2\]  in MPI_Wait: MPI_Ireduce_c\(root=3, count=1\) collective #1 request 0x[0-9a-f]+ \[waited\]$' "hang (the wait-for graph)" &&
+  check_contains "$out" "Deadlock: cycle 0 -> 3 -> 0" "hang"
+}
+
 case_verdict_large_count_recv_cycle() {
   # recv_cycle_c (issue 23 item 1): MPI-4's MPI_Recv_c and MPI_Send_c are
   # interposed as MPI_Recv and MPI_Send are: seen in the verdict, and
   # breakpoint targets with their arguments.
   # Ranks 2 and 3 wait on MPI_Irecv_c requests (the nonblocking forms too).
-  run_mpidbg 120 -ex run -ex 'wait 10' -ex hang -ex queues -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/recv_cycle_c"
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex hang -ex queues -ex 'queues --memory 0' -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/recv_cycle_c"
   check_rc 0 &&
+  # From memory too (the mqs DLL derives blocking calls from the same table).
+  check_contains "$(section 'queues --memory 0')" "    receive MPI_Recv_c(source=1, tag=3) [blocking]" "queues --memory" &&
   check_contains "$out" "  [0] blocked in MPI_Recv_c(source=1, tag=3, comm=MPI_COMM_WORLD) at recv_cycle_c.c:17 in main" "hang" &&
   check_contains "$out" "Deadlock: cycle 0 -> 1 -> 0" "hang" &&
   check_matches "$out" '^  \[2\] -> \[3\]  in MPI_Wait: MPI_Irecv_c\(source=3, tag=4, count=1\) request 0x[0-9a-f]+ \[waited\]$' "hang" &&
