@@ -168,6 +168,16 @@ void OpTable::start(OpRecord& op, std::uint64_t issued) noexcept {
   setFlags(op, op.flags.load(std::memory_order_relaxed) | MPIDBG_OP_ACTIVE);
 }
 
+void OpTable::startCollective(OpRecord& op, std::uint64_t issued, std::uint64_t collCall,
+                              std::uint64_t collSeq) noexcept {
+  beginWrite(op);
+  op.collCall.store(collCall, std::memory_order_relaxed);
+  op.collSeq.store(collSeq, std::memory_order_relaxed);
+  op.issued.store(issued, std::memory_order_relaxed);
+  endWrite(op);
+  setFlags(op, op.flags.load(std::memory_order_relaxed) | MPIDBG_OP_ACTIVE);
+}
+
 bool OpTable::complete(OpRecord& op, std::uint64_t request) noexcept {
   if (op.state.load(std::memory_order_acquire) != MPIDBG_SLOT_LIVE ||
       op.request.load(std::memory_order_relaxed) != request)

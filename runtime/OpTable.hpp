@@ -113,6 +113,11 @@ class OpTable {
   /// updated.
   void start(OpRecord& op, std::uint64_t issued) noexcept;
 
+  /// A persistent collective was started (MPI_Start*), counted as call
+  /// `collCall` of its class and `collSeq` on its communicator: those,
+  /// `issued`, then ACTIVE set.
+  void startCollective(OpRecord& op, std::uint64_t issued, std::uint64_t collCall, std::uint64_t collSeq) noexcept;
+
   /// Sets or clears WAITED (the rank is inside an MPI_Wait*/Test* naming it).
   static void setWaited(OpRecord& op, bool waited) noexcept {
     const std::uint32_t flags = op.flags.load(std::memory_order_relaxed);

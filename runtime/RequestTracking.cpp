@@ -143,6 +143,50 @@ void recordCollective(Runtime& rt, MpiFunction function, ccs::proto::CollClass c
     issued.comm->exits[c].fetch_add(1, std::memory_order_release);
 }
 
+void recordPersistentCollective(Runtime& rt, MpiFunction function, ccs::proto::CollClass collClass, MPI_Comm comm,
+                                int root, int count, MPI_Datatype datatype, const void* buffer,
+                                MPI_Request request) noexcept {
+  if (request == MPI_REQUEST_NULL) return;
+  CommRecord* record = cachedComm(rt.comms(), comm);
+  OpInit op;
+  op.kind = MPIDBG_OP_COLLECTIVE;
+  op.function = static_cast<std::uint32_t>(function);
+  op.flags = MPIDBG_OP_PERSISTENT;
+  op.request = handleKey(request);
+  op.comm = commKey(comm);
+  op.peer = root;
+  op.tag = -1;
+  op.count = count;
+  op.bytes = bytesOf(count, datatype);
+  op.datatype = handleKey(datatype);
+  op.buffer = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(buffer));
+  op.collClass = static_cast<std::int32_t>(collClass);
+  op.issued = rt.mpiCalls();
+  op.commRecord = record;
+  op.commGeneration = record ? record->generation.load(std::memory_order_relaxed) : 0;
+  rt.ops().insert(op);
+}
+
+void startPersistentCollective(Runtime& rt, OpRecord& op) noexcept {
+  CommRecord* record = op.commRecord.load(std::memory_order_relaxed);
+  const std::int32_t collClass = op.collClass.load(std::memory_order_relaxed);
+  std::uint64_t collCall = 0;
+  std::uint64_t collSeq = 0;
+  if (record && collClass >= 0 && static_cast<std::size_t>(collClass) < ccs::proto::kCollClassCount &&
+      record->state.load(std::memory_order_acquire) == CommRecord::Live &&
+      record->generation.load(std::memory_order_relaxed) == op.commGeneration.load(std::memory_order_relaxed)) {
+    collSeq = record->collSeq.fetch_add(1, std::memory_order_relaxed) + 1;
+    collCall = record->entries[static_cast<std::size_t>(collClass)].fetch_add(1, std::memory_order_relaxed) + 1;
+    rt.history().append(op.comm.load(std::memory_order_relaxed), collSeq,
+                        static_cast<MpiFunction>(op.function.load(std::memory_order_relaxed)),
+                        op.peer.load(std::memory_order_relaxed), op.count.load(std::memory_order_relaxed));
+  } else {
+    // Its exit must not be counted on a communicator it was not counted on.
+    op.commRecord.store(nullptr, std::memory_order_relaxed);
+  }
+  rt.ops().startCollective(op, rt.mpiCalls(), collCall, collSeq);
+}
+
 namespace {
 
 /// Completes `op` of `request` in `ops` and counts its message in the

@@ -56,6 +56,21 @@ void notePoll(Runtime* rt, MpiFunction function, const MPI_Request* requests, in
 void noteProbePoll(Runtime* rt, MpiFunction function, int source, int tag, MPI_Comm comm, std::int64_t entryNs,
                    bool done) noexcept;
 
+/// Records the persistent collective `function` of `collClass` whose
+/// request `request` its init call (MPI_Bcast_init, ...) made: inactive, not
+/// counted; each MPI_Start* counts it (startPersistentCollective). `root` -1
+/// when unrooted. Registers the communicator if unseen.
+void recordPersistentCollective(Runtime& rt, MpiFunction function, ccs::proto::CollClass collClass, MPI_Comm comm,
+                                int root, int count, MPI_Datatype datatype, const void* buffer,
+                                MPI_Request request) noexcept;
+
+/// MPI_Start* started the persistent collective `op`: counts one call of its
+/// class on its communicator (entry, collSeq, a history record), as a
+/// nonblocking collective's issue is counted, and activates `op`, whose
+/// completion counts the exit. A communicator freed since the init: only
+/// activated.
+void startPersistentCollective(Runtime& rt, OpRecord& op) noexcept;
+
 /// Records the nonblocking collective `function` of `collClass` whose
 /// request is `request`, as counted at issue (`issued`); `root` -1 when
 /// unrooted. When it cannot be recorded (`request` MPI_REQUEST_NULL: the

@@ -45,7 +45,11 @@ void started(mpidbg::rt::Runtime& rt, const MPI_Request* requests, int count) no
   if (rt.ops().empty()) return;
   for (int i = 0; i < count; ++i) {
     if (requests[i] == MPI_REQUEST_NULL) continue;
-    if (mpidbg::rt::OpRecord* op = rt.ops().find(mpidbg::rt::handleKey(requests[i])))
+    mpidbg::rt::OpRecord* op = rt.ops().find(mpidbg::rt::handleKey(requests[i]));
+    if (!op) continue;
+    if (op->kind.load(std::memory_order_relaxed) == MPIDBG_OP_COLLECTIVE)
+      mpidbg::rt::startPersistentCollective(rt, *op);
+    else
       rt.ops().start(*op, rt.mpiCalls());
   }
 }

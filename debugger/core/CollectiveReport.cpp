@@ -28,7 +28,8 @@ bool inBlocking(const Communicator& comm, int rank, const proto::CommState& s, s
   if (!s.active[c]) return false;
   bool nonblocking = false;
   if (const auto it = comm.pending.find(rank); it != comm.pending.end())
-    for (const auto& op : it->second) nonblocking = nonblocking || op.collClass == static_cast<std::int32_t>(c);
+    for (const auto& op : it->second)
+      nonblocking = nonblocking || (op.active && op.collClass == static_cast<std::int32_t>(c));
   if (!nonblocking) return true;
   if (view == nullptr || !view->status || !view->status->call) return false;
   const auto& call = *view->status->call;
@@ -108,7 +109,8 @@ struct CommReport {
   std::vector<ClassReport> classes;
   int unreported = 0;  ///< members that did not report
   RankSet silent;      ///< which ones, known for MPI_COMM_WORLD only
-  /// Nonblocking collectives not completed: "MPI_Iallreduce (collective #2"
+  /// Nonblocking and started persistent collectives not completed:
+  /// "MPI_Iallreduce (collective #2"
   /// ... grouped by (function and root, position), with the ranks.
   struct Nonblocking {
     std::string collective;  ///< "MPI_Iallreduce", "MPI_Ibcast(root=0)"
@@ -187,7 +189,8 @@ Analysis analyze(const std::vector<RankView>& views,
     std::map<std::pair<std::uint64_t, std::string>, RankSet> nonblocking;
     for (const auto& [rank, ops] : comm.pending)
       for (const auto& op : ops)
-        nonblocking[{op.collSeq, op.peer >= 0 ? op.function + "(root=" + std::to_string(op.peer) + ")" : op.function}]
+        if (op.active)  // a persistent collective not started is no call in progress
+          nonblocking[{op.collSeq, op.peer >= 0 ? op.function + "(root=" + std::to_string(op.peer) + ")" : op.function}]
             .insert(rank);
     for (const auto& [key, ranks] : nonblocking) report.nonblocking.push_back({key.second, key.first, ranks});
     if (report.classes.empty() && report.nonblocking.empty()) {

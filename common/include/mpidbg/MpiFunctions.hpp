@@ -210,7 +210,27 @@
   X(IscanC, "MPI_Iscan_c", Scan, N|C, No) \
   X(IexscanC, "MPI_Iexscan_c", Scan, N|C, No) \
   X(IscatterC, "MPI_Iscatter_c", Scatter, R|N|C, No) \
-  X(IscattervC, "MPI_Iscatterv_c", Scatterv, R|N|C, No)
+  X(IscattervC, "MPI_Iscatterv_c", Scatterv, R|N|C, No) \
+  /* MPI-4's persistent collectives (PersistentCollectives.cpp; MPI 4 libraries only): */ \
+  /* the init call is seen, each MPI_Start* counts one call of its int form's class on */ \
+  /* the communicator, as a nonblocking collective is counted when issued. */ \
+  X(BarrierInit, "MPI_Barrier_init", Barrier, C, No) \
+  X(BcastInit, "MPI_Bcast_init", Bcast, R|N|C, No) \
+  X(AllgatherInit, "MPI_Allgather_init", Allgather, N|C, No) \
+  X(AllgathervInit, "MPI_Allgatherv_init", Allgatherv, N|C, No) \
+  X(AllreduceInit, "MPI_Allreduce_init", Allreduce, N|C, No) \
+  X(AlltoallInit, "MPI_Alltoall_init", Alltoall, N|C, No) \
+  X(AlltoallvInit, "MPI_Alltoallv_init", Alltoallv, C, No) \
+  X(AlltoallwInit, "MPI_Alltoallw_init", Alltoallv, C, No) \
+  X(ReduceScatterInit, "MPI_Reduce_scatter_init", ReduceScatter, C, No) \
+  X(ReduceScatterBlockInit, "MPI_Reduce_scatter_block_init", ReduceScatter, N|C, No) \
+  X(ReduceInit, "MPI_Reduce_init", Reduce, R|N|C, No) \
+  X(GatherInit, "MPI_Gather_init", Gather, R|N|C, No) \
+  X(GathervInit, "MPI_Gatherv_init", Gatherv, R|N|C, No) \
+  X(ScanInit, "MPI_Scan_init", Scan, N|C, No) \
+  X(ExscanInit, "MPI_Exscan_init", Scan, N|C, No) \
+  X(ScatterInit, "MPI_Scatter_init", Scatter, R|N|C, No) \
+  X(ScattervInit, "MPI_Scatterv_init", Scatterv, R|N|C, No)
 
 #include <string_view>
 

@@ -172,6 +172,20 @@ case_verdict_large_count_collective_mismatch() {
   check_contains "$out" "Deadlock: cycle 0 -> 3 -> 0" "hang"
 }
 
+case_verdict_persistent_collective_started_by_some() {
+  # pcoll_partial (issue 23 items 1, 9): MPI-4's persistent collectives;
+  # each MPI_Start counts the collective, a request never started is no call.
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex hang -ex collectives -ex queues -ex kill -- \
+    "$mpiexec" -n 4 "$verdict_hangs/pcoll_partial"
+  check_rc 0 &&
+  check_contains "$out" "MPI_COMM_WORLD: collective #1 differs: ranks [0-2] called MPI_Allreduce_init, rank 3 called MPI_Barrier" "hang (the sequences)" &&
+  check_matches "$out" '^  \[0-2\] -> \[3\]  in MPI_Wait: MPI_Allreduce_init\(count=1\) collective #1 request 0x[0-9a-f]+ \[persistent, started, waited\]$' "hang (the wait-for graph)" &&
+  check_contains "$out" "Deadlock: cycle 0 -> 3 -> 0" "hang" &&
+  check_contains "$(section collectives)" "Ranks [0-2] have not completed MPI_Allreduce_init (collective #1 on the communicator)." "collectives" &&
+  check_not_contains "$(section collectives)" "Rank 3 has not completed" "collectives (rank 3's request was never started)" &&
+  check_matches "$(section queues)" '^    collective MPI_Allreduce_init\(count=1\) request 0x[0-9a-f]+ \[persistent, not started\]$' "queues (rank 3's request)"
+}
+
 case_verdict_large_count_recv_cycle() {
   # recv_cycle_c (issue 23 item 1): MPI-4's MPI_Recv_c and MPI_Send_c are
   # interposed as MPI_Recv and MPI_Send are: seen in the verdict, and

@@ -302,3 +302,44 @@ TEST_CASE("collectives report names nonblocking collectives apart, by position",
   // Without the pending operations, the same counters read as blocking calls.
   CHECK_THAT(renderCollectives(views, states, 1000ms), Catch::Contains("Ranks [0,2] are in call 2 to MPI_Allreduce."));
 }
+
+TEST_CASE("collectives report: a persistent collective not started is no call in progress", "[core][report]") {
+  // examples/hangs/pcoll_partial: ranks 0-2 started their MPI_Allreduce_init
+  // request (collective #1) and wait for it; rank 3 never started its own and
+  // is in MPI_Barrier. Rank 3's inactive request neither shows as pending
+  // nor makes its barrier look like anything but a barrier.
+  proto::MpiCall wait;
+  wait.function = "MPI_Wait";
+  wait.elapsedUs = 5'000'000;
+  proto::MpiCall barrier;
+  barrier.function = "MPI_Barrier";
+  barrier.comm = kWorld;
+  barrier.collCall = 1;
+  barrier.elapsedUs = 5'000'000;
+  std::vector<RankView> views = {inMpi(0, wait), inMpi(1, wait), inMpi(2, wait), inMpi(3, barrier)};
+  std::map<int, std::vector<proto::CommState>> states;
+  for (int r = 0; r < 4; ++r) {
+    states[r] = {world(r, 0, false)};
+    states[r].front().counts[static_cast<std::size_t>(proto::CollClass::Barrier)] = r == 3 ? 1 : 0;
+    states[r].front().active[static_cast<std::size_t>(proto::CollClass::Barrier)] = r == 3;
+  }
+  auto op = [](std::uint64_t seq, bool active) {
+    proto::PendingOp o;
+    o.kind = proto::PendingOp::Kind::Collective;
+    o.function = "MPI_Allreduce_init";
+    o.collClass = static_cast<std::int32_t>(proto::CollClass::Allreduce);
+    o.collSeq = seq;
+    o.comm = kWorld;
+    o.persistent = true;
+    o.active = active;
+    return o;
+  };
+  const proto::CommIdentity id = proto::identityOf(states[0].front());
+  PendingCollectives pending;
+  for (int r = 0; r < 3; ++r) pending[r][id] = {op(1, true)};
+  pending[3][id] = {op(0, false)};
+  const std::string report = renderCollectives(views, states, 1000ms, pending);
+  CHECK_THAT(report, Catch::Contains("  Rank 3 is in call 1 to MPI_Barrier.\n"));
+  CHECK_THAT(report, Catch::Contains("  Ranks [0-2] have not completed MPI_Allreduce_init (collective #1 on the communicator).\n"));
+  CHECK_THAT(report, !Catch::Contains("Rank 3 has not completed"));
+}
