@@ -217,6 +217,16 @@ MPIDBG_EXPORT int MPI_Ialltoallw(const void* sendbuf, const int sendcounts[], co
   });
 }
 
+MPIDBG_EXPORT int MPI_Ineighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                          const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                                          const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                          MPI_Request* request) {
+  return nonblocking({MpiFunction::IneighborAlltoallw, CollClass::Alltoallv, comm}, request, [&] {
+    return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                                    comm, request);
+  });
+}
+
 #if MPI_VERSION >= 4
 // MPI-4's large-count forms (MPICH 4): counted, recorded and completed as
 // their int forms; the count a condition and the history see is -1 past

@@ -190,4 +190,60 @@ MPIDBG_EXPORT int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[],
                     });
 }
 
+MPIDBG_EXPORT int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                              void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                              MPI_Info info, MPI_Request* request) {
+  return persistent(
+      {MpiFunction::NeighborAllgatherInit, CollClass::Allgather, comm, false, -1, sendcount, sendtype, sendbuf},
+      request, [&] {
+        return PMPI_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
+                                            request);
+      });
+}
+
+MPIDBG_EXPORT int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                               void* recvbuf, const int recvcounts[], const int displs[],
+                                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                               MPI_Request* request) {
+  return persistent(
+      {MpiFunction::NeighborAllgathervInit, CollClass::Allgatherv, comm, false, -1, sendcount, sendtype, sendbuf},
+      request, [&] {
+        return PMPI_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+                                             comm, info, request);
+      });
+}
+
+MPIDBG_EXPORT int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                             MPI_Request* request) {
+  return persistent(
+      {MpiFunction::NeighborAlltoallInit, CollClass::Alltoall, comm, false, -1, sendcount, sendtype, sendbuf},
+      request, [&] {
+        return PMPI_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info,
+                                           request);
+      });
+}
+
+MPIDBG_EXPORT int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                              MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                              MPI_Info info, MPI_Request* request) {
+  return persistent(
+      {MpiFunction::NeighborAlltoallvInit, CollClass::Alltoallv, comm, false, -1, -1, sendtype, sendbuf}, request,
+      [&] {
+        return PMPI_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                                            recvtype, comm, info, request);
+      });
+}
+
+MPIDBG_EXPORT int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                              const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                              MPI_Info info, MPI_Request* request) {
+  return persistent({MpiFunction::NeighborAlltoallwInit, CollClass::Alltoallv, comm}, request, [&] {
+    return PMPI_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                                        recvtypes, comm, info, request);
+  });
+}
+
 #endif

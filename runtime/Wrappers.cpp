@@ -121,6 +121,49 @@ MPIDBG_EXPORT int MPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, i
   return PMPI_Reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm);
 }
 
+// The neighbourhood collectives (MPI-3), counted like MPI_Ineighbor_*: in the
+// class of the nearest form. A collective over the whole communicator in
+// MPI's sense (every member calls them, in the same order as its other
+// collectives), so the verdict treats them as one, as it does the
+// nonblocking ones.
+MPIDBG_EXPORT int MPI_Neighbor_allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  auto scope = CallScope::collectiveIn(MpiFunction::NeighborAllgather, CollClass::Allgather, comm, PeerRole::None,
+                                       0, sendcount);
+  return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+MPIDBG_EXPORT int MPI_Neighbor_allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                          const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                          MPI_Comm comm) {
+  auto scope = CallScope::collectiveIn(MpiFunction::NeighborAllgatherv, CollClass::Allgatherv, comm,
+                                       PeerRole::None, 0, sendcount);
+  return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+}
+
+MPIDBG_EXPORT int MPI_Neighbor_alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  auto scope = CallScope::collectiveIn(MpiFunction::NeighborAlltoall, CollClass::Alltoall, comm, PeerRole::None, 0,
+                                       sendcount);
+  return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+MPIDBG_EXPORT int MPI_Neighbor_alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                         MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
+                                         const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
+  auto scope = CallScope::collectiveIn(MpiFunction::NeighborAlltoallv, CollClass::Alltoallv, comm);
+  return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                                 comm);
+}
+
+MPIDBG_EXPORT int MPI_Neighbor_alltoallw(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                         const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
+                                         const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  auto scope = CallScope::collectiveIn(MpiFunction::NeighborAlltoallw, CollClass::Alltoallv, comm);
+  return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                                 comm);
+}
+
 #if MPI_VERSION >= 4
 // MPI-4's large-count forms (MPICH 4): counted and published as their int
 // forms, in the same class; the count a condition sees is -1 past INT_MAX.

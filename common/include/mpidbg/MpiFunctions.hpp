@@ -230,7 +230,21 @@
   X(ScanInit, "MPI_Scan_init", Scan, N|C, No) \
   X(ExscanInit, "MPI_Exscan_init", Scan, N|C, No) \
   X(ScatterInit, "MPI_Scatter_init", Scatter, R|N|C, No) \
-  X(ScattervInit, "MPI_Scatterv_init", Scatterv, R|N|C, No)
+  X(ScattervInit, "MPI_Scatterv_init", Scatterv, R|N|C, No) \
+  /* Neighbourhood collectives, blocking (Wrappers.cpp), MPI_Ineighbor_alltoallw */ \
+  /* (NonblockingWrappers.cpp) and persistent (PersistentCollectives.cpp; MPI 4): */ \
+  /* counted like the other MPI_Ineighbor_* calls, in the class of the nearest form. */ \
+  X(NeighborAllgather, "MPI_Neighbor_allgather", Allgather, N|C, No) \
+  X(NeighborAllgatherv, "MPI_Neighbor_allgatherv", Allgatherv, N|C, No) \
+  X(NeighborAlltoall, "MPI_Neighbor_alltoall", Alltoall, N|C, No) \
+  X(NeighborAlltoallv, "MPI_Neighbor_alltoallv", Alltoallv, C, No) \
+  X(NeighborAlltoallw, "MPI_Neighbor_alltoallw", Alltoallv, C, No) \
+  X(IneighborAlltoallw, "MPI_Ineighbor_alltoallw", Alltoallv, C, No) \
+  X(NeighborAllgatherInit, "MPI_Neighbor_allgather_init", Allgather, N|C, No) \
+  X(NeighborAllgathervInit, "MPI_Neighbor_allgatherv_init", Allgatherv, N|C, No) \
+  X(NeighborAlltoallInit, "MPI_Neighbor_alltoall_init", Alltoall, N|C, No) \
+  X(NeighborAlltoallvInit, "MPI_Neighbor_alltoallv_init", Alltoallv, C, No) \
+  X(NeighborAlltoallwInit, "MPI_Neighbor_alltoallw_init", Alltoallv, C, No)
 
 #include <string_view>
 

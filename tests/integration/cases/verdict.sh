@@ -186,6 +186,17 @@ case_verdict_persistent_collective_started_by_some() {
   check_matches "$(section queues)" '^    collective MPI_Allreduce_init\(count=1\) request 0x[0-9a-f]+ \[persistent, not started\]$' "queues (rank 3's request)"
 }
 
+case_verdict_neighbourhood_collective_not_reached() {
+  # neighbor_skip (issue 23 items 1, 9): a blocking neighbourhood collective
+  # is a collective over its communicator: rank 3 never reaches it.
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex hang -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/neighbor_skip"
+  check_rc 0 &&
+  check_contains "$out" "  [3] blocked in MPI_Recv(source=0, tag=99, comm=MPI_COMM_WORLD) at neighbor_skip.c:19 in main" "hang (rank 3)" &&
+  check_matches "$out" '^  \[0\] in call 1 to MPI_Neighbor_allgather \(counted with MPI_Allgather\) on comm 0x[0-9a-f]+ at neighbor_skip.c:20 in main$' "hang (rank 0)" &&
+  check_matches "$out" '^  comm 0x[0-9a-f]+: collective calls issued: .*\[3\] 0$' "hang (the sequences)" &&
+  check_contains "$out" "Deadlock: cycle 0 -> 3 -> 0" "hang"
+}
+
 case_verdict_large_count_recv_cycle() {
   # recv_cycle_c (issue 23 item 1): MPI-4's MPI_Recv_c and MPI_Send_c are
   # interposed as MPI_Recv and MPI_Send are: seen in the verdict, and
