@@ -97,9 +97,10 @@ class CallScope {
   /// names it.
   /// `target`: the rank of the window's group the call locks, unlocks or
   /// flushes (published with PeerRole::Target), or nullopt.
-  static CallScope onWindow(MpiFunction function, std::uint64_t winKey, std::optional<int> target = {}) noexcept {
+  static CallScope onWindow(MpiFunction function, std::uint64_t winKey, std::optional<int> target = {},
+                            int count = -1) noexcept {
     return CallScope(KeyTag{}, function, winKey, target ? PeerRole::Target : PeerRole::None, target.value_or(0),
-                     false, 0, -1, MPI_PROC_NULL);
+                     false, 0, count, MPI_PROC_NULL);
   }
 
   /// A collective on the window of handle key `winKey` (MPI_Win_fence,

@@ -244,7 +244,24 @@
   X(NeighborAllgathervInit, "MPI_Neighbor_allgatherv_init", Allgatherv, N|C, No) \
   X(NeighborAlltoallInit, "MPI_Neighbor_alltoall_init", Alltoall, N|C, No) \
   X(NeighborAlltoallvInit, "MPI_Neighbor_alltoallv_init", Alltoallv, C, No) \
-  X(NeighborAlltoallwInit, "MPI_Neighbor_alltoallw_init", Alltoallv, C, No)
+  X(NeighborAlltoallwInit, "MPI_Neighbor_alltoallw_init", Alltoallv, C, No) \
+  /* RMA operations and the remaining synchronisation calls (RmaWrappers.cpp): seen on */ \
+  /* their window with the target rank (status, break); they draw wait-for edges as */ \
+  /* MPI_Win_flush does (a lock holder the runtime saw), else are named not followed. */ \
+  X(Put, "MPI_Put", None, N, No) \
+  X(Get, "MPI_Get", None, N, No) \
+  X(Accumulate, "MPI_Accumulate", None, N, No) \
+  X(GetAccumulate, "MPI_Get_accumulate", None, N, No) \
+  X(FetchAndOp, "MPI_Fetch_and_op", None, 0, No) \
+  X(CompareAndSwap, "MPI_Compare_and_swap", None, 0, No) \
+  X(Rput, "MPI_Rput", None, N, No) \
+  X(Rget, "MPI_Rget", None, N, No) \
+  X(Raccumulate, "MPI_Raccumulate", None, N, No) \
+  X(RgetAccumulate, "MPI_Rget_accumulate", None, N, No) \
+  X(WinFlushLocal, "MPI_Win_flush_local", None, 0, No) \
+  X(WinFlushLocalAll, "MPI_Win_flush_local_all", None, 0, No) \
+  X(WinSync, "MPI_Win_sync", None, 0, No) \
+  X(WinTest, "MPI_Win_test", None, 0, No)
 
 #include <string_view>
 

@@ -135,7 +135,12 @@ case_verdict_lock_held_across_a_barrier_is_a_cycle() {
   check_matches "$out" '^\[1\] blocked in MPI_Win_lock\(target=2, win 0x[0-9a-f]+\) at lock_held\.c:26 in main$' "status" &&
   check_matches "$out" '^  \[1\] -> \[0\]  in MPI_Win_lock\(target=2, win 0x[0-9a-f]+\): rank 0 holds an exclusive lock on rank 2 of win 0x[0-9a-f]+$' "hang" &&
   check_contains "$out" "Deadlock: cycle 0 -> 1 -> 0" "hang" &&
-  check_matches "$out" '^  holds an exclusive lock on rank 2 of win 0x[0-9a-f]+ \(since MPI call [0-9]+\)$' "queues"
+  check_matches "$out" '^  holds an exclusive lock on rank 2 of win 0x[0-9a-f]+ \(since MPI call [0-9]+\)$' "queues" || return 1
+  # The RMA operations are seen too: a breakpoint on MPI_Put stops rank 0 there.
+  run_mpidbg 120 -ex 'break MPI_Put' -ex run -ex 'wait 10' -ex status -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/lock_held"
+  check_rc 0 &&
+  check_contains "$out" "[0] hit breakpoint 1: MPI_Put(count=1)" "break MPI_Put" &&
+  check_contains "$(section status)" "[0] stopped at breakpoint 1 at MPI_Put(count=1)" "status at the breakpoint"
 }
 
 case_verdict_pscw_wait_is_named_not_guessed() {

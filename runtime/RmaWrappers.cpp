@@ -1,0 +1,117 @@
+// One-sided communication operations (MPI_Put, MPI_Get, the accumulates,
+// their request-based forms) and the synchronisation calls not in
+// CommWrappers.cpp (MPI_Win_flush_local*, MPI_Win_sync, MPI_Win_test). Each
+// is published as a call on its window, with the target rank when it has
+// one, like MPI_Win_flush: `status` and `break` see it, and the verdict
+// draws the same edges for it as for a flush (to the holder of a
+// conflicting lock the runtime saw), or names it not followed. They are
+// not counted anywhere; the requests of MPI_Rput & co. are not recorded
+// (an MPI_Wait on one says its requests are not known).
+#include <mpi.h>
+
+#include "CallScope.hpp"
+
+using mpidbg::rt::CallScope;
+using mpidbg::rt::MpiFunction;
+
+namespace {
+
+std::uint64_t winKey(MPI_Win win) noexcept { return mpidbg::rt::handleKey(win); }
+
+}  // namespace
+
+MPIDBG_EXPORT int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                          MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+  auto scope = CallScope::onWindow(MpiFunction::Put, winKey(win), target_rank, origin_count);
+  return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype,
+                  win);
+}
+
+MPIDBG_EXPORT int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                          MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+  auto scope = CallScope::onWindow(MpiFunction::Get, winKey(win), target_rank, origin_count);
+  return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype,
+                  win);
+}
+
+MPIDBG_EXPORT int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                 int target_rank, MPI_Aint target_disp, int target_count,
+                                 MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  auto scope = CallScope::onWindow(MpiFunction::Accumulate, winKey(win), target_rank, origin_count);
+  return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                         target_datatype, op, win);
+}
+
+MPIDBG_EXPORT int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                     void* result_addr, int result_count, MPI_Datatype result_datatype,
+                                     int target_rank, MPI_Aint target_disp, int target_count,
+                                     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  auto scope = CallScope::onWindow(MpiFunction::GetAccumulate, winKey(win), target_rank, origin_count);
+  return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
+                             target_rank, target_disp, target_count, target_datatype, op, win);
+}
+
+MPIDBG_EXPORT int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank,
+                                   MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
+  auto scope = CallScope::onWindow(MpiFunction::FetchAndOp, winKey(win), target_rank);
+  return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
+}
+
+MPIDBG_EXPORT int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr,
+                                       MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) {
+  auto scope = CallScope::onWindow(MpiFunction::CompareAndSwap, winKey(win), target_rank);
+  return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
+}
+
+MPIDBG_EXPORT int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                           MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                           MPI_Request* request) {
+  auto scope = CallScope::onWindow(MpiFunction::Rput, winKey(win), target_rank, origin_count);
+  return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                   target_datatype, win, request);
+}
+
+MPIDBG_EXPORT int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                           MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                           MPI_Request* request) {
+  auto scope = CallScope::onWindow(MpiFunction::Rget, winKey(win), target_rank, origin_count);
+  return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                   target_datatype, win, request);
+}
+
+MPIDBG_EXPORT int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                  int target_rank, MPI_Aint target_disp, int target_count,
+                                  MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
+  auto scope = CallScope::onWindow(MpiFunction::Raccumulate, winKey(win), target_rank, origin_count);
+  return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                          target_datatype, op, win, request);
+}
+
+MPIDBG_EXPORT int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                      void* result_addr, int result_count, MPI_Datatype result_datatype,
+                                      int target_rank, MPI_Aint target_disp, int target_count,
+                                      MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
+  auto scope = CallScope::onWindow(MpiFunction::RgetAccumulate, winKey(win), target_rank, origin_count);
+  return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
+                              target_rank, target_disp, target_count, target_datatype, op, win, request);
+}
+
+MPIDBG_EXPORT int MPI_Win_flush_local(int rank, MPI_Win win) {
+  auto scope = CallScope::onWindow(MpiFunction::WinFlushLocal, winKey(win), rank);
+  return PMPI_Win_flush_local(rank, win);
+}
+
+MPIDBG_EXPORT int MPI_Win_flush_local_all(MPI_Win win) {
+  auto scope = CallScope::onWindow(MpiFunction::WinFlushLocalAll, winKey(win));
+  return PMPI_Win_flush_local_all(win);
+}
+
+MPIDBG_EXPORT int MPI_Win_sync(MPI_Win win) {
+  auto scope = CallScope::onWindow(MpiFunction::WinSync, winKey(win));
+  return PMPI_Win_sync(win);
+}
+
+MPIDBG_EXPORT int MPI_Win_test(MPI_Win win, int* flag) {
+  auto scope = CallScope::onWindow(MpiFunction::WinTest, winKey(win));
+  return PMPI_Win_test(win, flag);
+}
