@@ -347,10 +347,15 @@ class Analyzer {
     return any;
   }
 
-  /// True for the calls that make (or free) a communicator or window: the
-  /// runtime counts them as collectives on the communicator they are made
-  /// on (runtime/CommWrappers.cpp), in no class (collCall 0).
+  /// True for the calls the runtime counts as collectives in no class
+  /// (collCall 0) on their communicator: those that make (or free) a
+  /// communicator or window, on the one they are made on
+  /// (runtime/CommWrappers.cpp), and the collective MPI-IO calls on the
+  /// file's (runtime/FileWrappers.cpp; not the split collectives' _end, the
+  /// nonblocking forms, or MPI_File_delete).
   static bool isConstructor(const std::string& function) {
+    if (function.starts_with("MPI_File_"))
+      return !function.ends_with("_end") && !function.starts_with("MPI_File_i") && function != "MPI_File_delete";
     return function.starts_with("MPI_Comm_") || function.starts_with("MPI_Cart_") ||
            function == "MPI_Graph_create" || function.starts_with("MPI_Dist_graph_create") ||
            function == "MPI_Win_create" || function.starts_with("MPI_Win_allocate") ||

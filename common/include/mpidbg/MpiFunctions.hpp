@@ -261,7 +261,41 @@
   X(WinFlushLocal, "MPI_Win_flush_local", None, 0, No) \
   X(WinFlushLocalAll, "MPI_Win_flush_local_all", None, 0, No) \
   X(WinSync, "MPI_Win_sync", None, 0, No) \
-  X(WinTest, "MPI_Win_test", None, 0, No)
+  X(WinTest, "MPI_Win_test", None, 0, No) \
+  /* Collective MPI-IO (FileWrappers.cpp), on the communicator the file was opened on: */ \
+  /* open, close, the views and sizes, the blocking collective reads and writes and the */ \
+  /* split collectives' begin count as collectives in no class there (collSeq and the */ \
+  /* history, as communicator constructors do); the _end calls, the nonblocking */ \
+  /* collective forms and MPI_File_delete (not collective) are only seen. */ \
+  X(FileOpen, "MPI_File_open", None, C, No) \
+  X(FileClose, "MPI_File_close", None, C, No) \
+  X(FileSetView, "MPI_File_set_view", None, C, No) \
+  X(FileSetSize, "MPI_File_set_size", None, C, No) \
+  X(FilePreallocate, "MPI_File_preallocate", None, C, No) \
+  X(FileSync, "MPI_File_sync", None, C, No) \
+  X(FileReadAll, "MPI_File_read_all", None, C, No) \
+  X(FileWriteAll, "MPI_File_write_all", None, C, No) \
+  X(FileReadAtAll, "MPI_File_read_at_all", None, C, No) \
+  X(FileWriteAtAll, "MPI_File_write_at_all", None, C, No) \
+  X(FileReadOrdered, "MPI_File_read_ordered", None, C, No) \
+  X(FileWriteOrdered, "MPI_File_write_ordered", None, C, No) \
+  X(FileReadAllBegin, "MPI_File_read_all_begin", None, C, No) \
+  X(FileWriteAllBegin, "MPI_File_write_all_begin", None, C, No) \
+  X(FileReadAtAllBegin, "MPI_File_read_at_all_begin", None, C, No) \
+  X(FileWriteAtAllBegin, "MPI_File_write_at_all_begin", None, C, No) \
+  X(FileReadOrderedBegin, "MPI_File_read_ordered_begin", None, C, No) \
+  X(FileWriteOrderedBegin, "MPI_File_write_ordered_begin", None, C, No) \
+  X(FileReadAllEnd, "MPI_File_read_all_end", None, C, No) \
+  X(FileWriteAllEnd, "MPI_File_write_all_end", None, C, No) \
+  X(FileReadAtAllEnd, "MPI_File_read_at_all_end", None, C, No) \
+  X(FileWriteAtAllEnd, "MPI_File_write_at_all_end", None, C, No) \
+  X(FileReadOrderedEnd, "MPI_File_read_ordered_end", None, C, No) \
+  X(FileWriteOrderedEnd, "MPI_File_write_ordered_end", None, C, No) \
+  X(FileIreadAll, "MPI_File_iread_all", None, N|C, No) \
+  X(FileIwriteAll, "MPI_File_iwrite_all", None, N|C, No) \
+  X(FileIreadAtAll, "MPI_File_iread_at_all", None, N|C, No) \
+  X(FileIwriteAtAll, "MPI_File_iwrite_at_all", None, N|C, No) \
+  X(FileDelete, "MPI_File_delete", None, 0, No)
 
 #include <string_view>
 

@@ -202,6 +202,17 @@ case_verdict_neighbourhood_collective_not_reached() {
   check_contains "$out" "Deadlock: cycle 0 -> 3 -> 0" "hang"
 }
 
+case_verdict_collective_io_skipped_by_one_rank() {
+  # io_skip (issue 23 item 1): collective MPI-IO counts on the file's
+  # communicator, so a skipped MPI_File_write_at_all is a sequence mismatch.
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex hang -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/io_skip"
+  check_rc 0 &&
+  check_contains "$out" "  [0-2] blocked in MPI_File_write_at_all at io_skip.c:29 in main" "hang (the writers)" &&
+  check_contains "$out" "MPI_COMM_WORLD: collective #3 differs: ranks [0-2] called MPI_File_write_at_all, rank 3 called MPI_Barrier" "hang (the sequences)" &&
+  check_contains "$out" "  [0-2] -> [3]  in MPI_File_write_at_all" "hang (the wait-for graph)" &&
+  check_contains "$out" "Deadlock: cycle 0 -> 3 -> 0" "hang"
+}
+
 case_verdict_large_count_recv_cycle() {
   # recv_cycle_c (issue 23 item 1): MPI-4's MPI_Recv_c and MPI_Send_c are
   # interposed as MPI_Recv and MPI_Send are: seen in the verdict, and
