@@ -64,10 +64,15 @@ std::uint64_t childUid(std::uint64_t parentUid, std::uint64_t child,
 
 CommInfo describeComm(MPI_Comm comm) noexcept {
   CommInfo info;
-  PMPI_Comm_size(comm, &info.size);
   PMPI_Comm_rank(comm, &info.localRank);
+  // An intercommunicator's ranks in point-to-point calls and its collectives'
+  // partners are those of its remote group: it is described by that group.
+  int inter = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter) PMPI_Comm_remote_size(comm, &info.size);
+  else PMPI_Comm_size(comm, &info.size);
   MPI_Group group = MPI_GROUP_NULL;
-  if (PMPI_Comm_group(comm, &group) != MPI_SUCCESS) return info;
+  if ((inter ? PMPI_Comm_remote_group(comm, &group) : PMPI_Comm_group(comm, &group)) != MPI_SUCCESS) return info;
   MPI_Group world = MPI_GROUP_NULL;
   if (PMPI_Comm_group(MPI_COMM_WORLD, &world) == MPI_SUCCESS) {
     try {

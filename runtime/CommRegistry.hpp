@@ -64,9 +64,11 @@ std::uint64_t childUid(std::uint64_t parentUid, std::uint64_t child,
 
 /// Asks MPI (PMPI_* only; call on an MPI thread, never the helper thread)
 /// for the size, this rank's rank and the world rank of every rank of `comm`
-/// (local group), through PMPI_Comm_group + PMPI_Group_translate_ranks
-/// (groups freed). Errors (or no memory) leave the corresponding fields at
-/// their defaults.
+/// (its group; for an intercommunicator its remote group, whose ranks its
+/// point-to-point calls name, and the remote size), through PMPI_Comm_group
+/// (or PMPI_Comm_remote_group) + PMPI_Group_translate_ranks (groups freed);
+/// a rank outside MPI_COMM_WORLD (another job's) is -1. Errors (or no
+/// memory) leave the corresponding fields at their defaults.
 CommInfo describeComm(MPI_Comm comm) noexcept;
 
 /// The default name of a communicator: "MPI_COMM_WORLD", "MPI_COMM_SELF", or

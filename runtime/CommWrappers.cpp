@@ -76,6 +76,16 @@ void registerCreated(int rc, MPI_Comm parent, const MPI_Comm* newcomm) noexcept 
   });
 }
 
+/// After a call that made an intercommunicator (or merged one) in
+/// `*newcomm`: registers it without a uid (its two groups could not agree
+/// on one), described by its remote group (describeComm). No-op for a failed
+/// call, MPI_COMM_NULL, or an inert runtime.
+void registerInter(int rc, const MPI_Comm* newcomm) noexcept {
+  Runtime* rt = Runtime::attached();
+  if (!rt || rc != MPI_SUCCESS || !newcomm || *newcomm == MPI_COMM_NULL) return;
+  addComm(*rt, *newcomm, [](const std::vector<std::int32_t>&) -> std::uint64_t { return 0; });
+}
+
 /// The uid of the communicator an MPI_Comm_create_group call on a parent
 /// with uid `parentUid` made with `tag` for the members `worldRanks`. Only
 /// the group's members call it, so the parent's constructor count (which
@@ -224,6 +234,110 @@ MPIDBG_EXPORT int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* r
   registerCreated(rc, comm, nullptr);
   return rc;
 }
+
+#if MPI_VERSION >= 4
+MPIDBG_EXPORT int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
+  auto scope = CallScope::commConstructor(MpiFunction::CommIdupWithInfo, comm);
+  const int rc = PMPI_Comm_idup_with_info(comm, info, newcomm, request);
+  registerCreated(rc, comm, nullptr);
+  return rc;
+}
+#endif
+
+MPIDBG_EXPORT int MPI_Comm_disconnect(MPI_Comm* comm) {
+  CallScope scope(MpiFunction::CommDisconnect, comm ? *comm : MPI_COMM_NULL);
+  const MPI_Comm freed = comm ? *comm : MPI_COMM_NULL;
+  const int rc = PMPI_Comm_disconnect(comm);
+  if (Runtime* rt = Runtime::attached(); rt && rc == MPI_SUCCESS)
+    rt->comms().remove(mpidbg::rt::commKey(freed));
+  return rc;
+}
+
+// ---- Intercommunicators and dynamic processes -----------------------------
+// Each constructor counts on the intracommunicator its callers share, like
+// MPI_Comm_dup; the intercommunicator it makes is registered without a uid,
+// with its remote group as members (describeComm: the ranks point-to-point
+// calls on it name; another job's processes are -1). MPI_Intercomm_merge counts on the
+// intercommunicator. The verdict waits on the first two like on any
+// constructor, and names the dynamic-process calls (spawn, accept, connect,
+// join) not followed: they wait for processes outside the job.
+
+MPIDBG_EXPORT int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
+                                       int tag, MPI_Comm* newintercomm) {
+  auto scope = CallScope::commConstructor(MpiFunction::IntercommCreate, local_comm);
+  const int rc = PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
+  registerInter(rc, newintercomm);
+  return rc;
+}
+
+MPIDBG_EXPORT int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
+  auto scope = CallScope::commConstructor(MpiFunction::IntercommMerge, intercomm);
+  const int rc = PMPI_Intercomm_merge(intercomm, high, newintracomm);
+  registerInter(rc, newintracomm);
+  return rc;
+}
+
+MPIDBG_EXPORT int MPI_Comm_spawn(const char* command, char* argv[], int maxprocs, MPI_Info info, int root,
+                                 MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[]) {
+  auto scope = CallScope::commConstructor(MpiFunction::CommSpawn, comm);
+  const int rc = PMPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes);
+  registerInter(rc, intercomm);
+  return rc;
+}
+
+MPIDBG_EXPORT int MPI_Comm_spawn_multiple(int count, char* array_of_commands[], char** array_of_argv[],
+                                          const int array_of_maxprocs[], const MPI_Info array_of_info[], int root,
+                                          MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[]) {
+  auto scope = CallScope::commConstructor(MpiFunction::CommSpawnMultiple, comm);
+  const int rc = PMPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info,
+                                          root, comm, intercomm, array_of_errcodes);
+  registerInter(rc, intercomm);
+  return rc;
+}
+
+MPIDBG_EXPORT int MPI_Comm_accept(const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm) {
+  auto scope = CallScope::commConstructor(MpiFunction::CommAccept, comm);
+  const int rc = PMPI_Comm_accept(port_name, info, root, comm, newcomm);
+  registerInter(rc, newcomm);
+  return rc;
+}
+
+MPIDBG_EXPORT int MPI_Comm_connect(const char* port_name, MPI_Info info, int root, MPI_Comm comm,
+                                   MPI_Comm* newcomm) {
+  auto scope = CallScope::commConstructor(MpiFunction::CommConnect, comm);
+  const int rc = PMPI_Comm_connect(port_name, info, root, comm, newcomm);
+  registerInter(rc, newcomm);
+  return rc;
+}
+
+MPIDBG_EXPORT int MPI_Comm_join(int fd, MPI_Comm* intercomm) {
+  CallScope scope(MpiFunction::CommJoin, MPI_COMM_NULL);
+  const int rc = PMPI_Comm_join(fd, intercomm);
+  registerInter(rc, intercomm);
+  return rc;
+}
+
+#if MPI_VERSION >= 4
+// MPI-4's constructors from groups (the Sessions model): no parent
+// communicator to count on; the communicator is registered without a uid.
+MPIDBG_EXPORT int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info,
+                                             MPI_Errhandler errhandler, MPI_Comm* newcomm) {
+  CallScope scope(MpiFunction::CommCreateFromGroup, MPI_COMM_NULL);
+  const int rc = PMPI_Comm_create_from_group(group, stringtag, info, errhandler, newcomm);
+  registerInter(rc, newcomm);
+  return rc;
+}
+
+MPIDBG_EXPORT int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group,
+                                                   int remote_leader, const char* stringtag, MPI_Info info,
+                                                   MPI_Errhandler errhandler, MPI_Comm* newintercomm) {
+  CallScope scope(MpiFunction::IntercommCreateFromGroups, MPI_COMM_NULL);
+  const int rc = PMPI_Intercomm_create_from_groups(local_group, local_leader, remote_group, remote_leader, stringtag,
+                                                   info, errhandler, newintercomm);
+  registerInter(rc, newintercomm);
+  return rc;
+}
+#endif
 
 // ---- Windows -------------------------------------------------------------
 

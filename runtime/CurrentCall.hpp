@@ -32,7 +32,7 @@ constexpr std::size_t collClassOf(MpiFunction f) noexcept {
 /// Number of MpiFunction values (None included): rows of the exported name table.
 inline constexpr std::size_t kFunctionCount = static_cast<std::size_t>(MpiFunction::Count_);
 /// Bytes of one row of the exported name table, NUL included.
-inline constexpr std::size_t kFunctionNameLen = 32;
+inline constexpr std::size_t kFunctionNameLen = 40;
 
 /// "MPI_Barrier", "MPI_Recv", ...; empty for None or out-of-range values.
 std::string_view functionName(MpiFunction f) noexcept;

@@ -263,12 +263,21 @@ class Analyzer {
     const proto::CommQueues* comm = commOf(q, commHandle);
     if (peer == -2) return;  // MPI_PROC_NULL completes at once
     if (peer == -1) {
-      if (!comm) return;
+      if (!comm) {
+        if (!q.comms.empty()) v_.unfollowed[rank] = why;  // a communicator it did not see made
+        return;
+      }
       for (int m : membersOf(*comm, in_.worldSize)) edge(rank, m, why, true);
       return;
     }
     int world = comm ? worldOf(*comm, peer, in_.worldSize) : -1;
-    if (world < 0 && !comm && peer < in_.worldSize) world = peer;  // no registry: assume WORLD
+    if (world < 0 && !comm && q.comms.empty() && peer < in_.worldSize) world = peer;  // no registry: assume WORLD
+    if (world < 0 && !q.comms.empty()) {
+      // A communicator the runtime did not see made, or a peer outside the
+      // job (another job's process on an intercommunicator): never guessed.
+      v_.unfollowed[rank] = why;
+      return;
+    }
     if (world == rank && comm) waitSelf(rank, *comm, peer, why, receive);
     if (world >= 0) edge(rank, world, why);
   }
@@ -356,7 +365,11 @@ class Analyzer {
   static bool isConstructor(const std::string& function) {
     if (function.starts_with("MPI_File_"))
       return !function.ends_with("_end") && !function.starts_with("MPI_File_i") && function != "MPI_File_delete";
-    return function.starts_with("MPI_Comm_") || function.starts_with("MPI_Cart_") ||
+    // Dynamic processes wait for processes outside the job: not followed.
+    if (function.starts_with("MPI_Comm_spawn") || function == "MPI_Comm_accept" || function == "MPI_Comm_connect" ||
+        function == "MPI_Comm_join")
+      return false;
+    return function.starts_with("MPI_Intercomm_") || function.starts_with("MPI_Comm_") || function.starts_with("MPI_Cart_") ||
            function == "MPI_Graph_create" || function.starts_with("MPI_Dist_graph_create") ||
            function == "MPI_Win_create" || function.starts_with("MPI_Win_allocate") ||
            function == "MPI_Win_create_dynamic";
@@ -370,6 +383,7 @@ class Analyzer {
     // The communicator calls (constructors, MPI_Comm_free) are collectives too.
     if (call.collCall > 0 || isConstructor(call.function)) {
       if (comm) waitCollective(rank, *comm, comm->collSeq, call.function, call.peerRole == "root" ? call.peer : -1, why);
+      else if (!q.comms.empty()) v_.unfollowed[rank] = why;  // a communicator it did not see made: never guessed
       return;
     }
     if (call.function.starts_with("MPI_Wait") || call.function.starts_with("MPI_Test")) {

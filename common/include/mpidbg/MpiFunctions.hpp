@@ -295,7 +295,19 @@
   X(FileIwriteAll, "MPI_File_iwrite_all", None, N|C, No) \
   X(FileIreadAtAll, "MPI_File_iread_at_all", None, N|C, No) \
   X(FileIwriteAtAll, "MPI_File_iwrite_at_all", None, N|C, No) \
-  X(FileDelete, "MPI_File_delete", None, 0, No)
+  X(FileDelete, "MPI_File_delete", None, 0, No) \
+  /* Intercommunicators, dynamic processes and the other constructors (CommWrappers.cpp). */ \
+  X(CommIdupWithInfo, "MPI_Comm_idup_with_info", None, C, No) \
+  X(CommDisconnect, "MPI_Comm_disconnect", None, C, No) \
+  X(IntercommCreate, "MPI_Intercomm_create", None, C, No) \
+  X(IntercommMerge, "MPI_Intercomm_merge", None, C, No) \
+  X(CommSpawn, "MPI_Comm_spawn", None, C, No) \
+  X(CommSpawnMultiple, "MPI_Comm_spawn_multiple", None, C, No) \
+  X(CommAccept, "MPI_Comm_accept", None, C, No) \
+  X(CommConnect, "MPI_Comm_connect", None, C, No) \
+  X(CommJoin, "MPI_Comm_join", None, 0, No) \
+  X(CommCreateFromGroup, "MPI_Comm_create_from_group", None, 0, No) \
+  X(IntercommCreateFromGroups, "MPI_Intercomm_create_from_groups", None, 0, No)
 
 #include <string_view>
 

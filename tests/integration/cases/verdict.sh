@@ -213,6 +213,18 @@ case_verdict_collective_io_skipped_by_one_rank() {
   check_contains "$out" "Deadlock: cycle 0 -> 3 -> 0" "hang"
 }
 
+case_verdict_intercommunicator_receives_name_the_remote_group() {
+  # inter_cycle (issue 23 item 1): MPI_Intercomm_create is seen, and its
+  # communicator is registered by its remote group, whose ranks the
+  # receives name (read as the local group, rank 0 would wait for itself).
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex hang -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/inter_cycle"
+  check_rc 0 &&
+  check_matches "$out" '^  \[0\] -> \[1\]  in MPI_Recv\(source=0, tag=9, comm=comm 0x[0-9a-f]+\)$' "hang (rank 0 waits for the remote group's rank 0)" &&
+  check_contains "$out" "Deadlock: cycle 0 -> 1 -> 0" "hang" &&
+  check_contains "$out" "Deadlock: cycle 2 -> 3 -> 2" "hang" &&
+  check_not_contains "$out" "for itself" "hang (no self-wait)"
+}
+
 case_verdict_large_count_recv_cycle() {
   # recv_cycle_c (issue 23 item 1): MPI-4's MPI_Recv_c and MPI_Send_c are
   # interposed as MPI_Recv and MPI_Send are: seen in the verdict, and

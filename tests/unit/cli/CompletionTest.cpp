@@ -90,9 +90,13 @@ TEST_CASE("completion: the word at the cursor, by position and command", "[cli][
       {"disable ", {"1", "3"}},
       {"enable 1 ", {}},
       // break: MPI functions, entry, entry names, then "if".
-      {"break MPI_Bca", {"MPI_Bcast"}},
-      {"b MPI_Allr", {"MPI_Allreduce"}},
-      {"break [0-1] MPI_Ba", {"MPI_Barrier"}},
+      // Every interposed form: the large-count and the persistent ones too.
+      {"break MPI_Bca", {"MPI_Bcast", "MPI_Bcast_c", "MPI_Bcast_init"}},
+      {"b MPI_Allr", {"MPI_Allreduce", "MPI_Allreduce_c", "MPI_Allreduce_init"}},
+      {"break [0-1] MPI_Ba", {"MPI_Barrier", "MPI_Barrier_init"}},
+      {"break MPI_File_write_a", {"MPI_File_write_all", "MPI_File_write_all_begin", "MPI_File_write_all_end",
+                                  "MPI_File_write_at_all", "MPI_File_write_at_all_begin",
+                                  "MPI_File_write_at_all_end"}},
       {"break 2 en", {"entry"}},
       {"break en", {"entry"}},
       {"break entry ", {"solver::step"}},
@@ -124,7 +128,7 @@ TEST_CASE("completion: named rank sets and the set/unset/focus syntax", "[cli][c
       {"set a = ", {"all", "evens", "odds"}},
       {"focus o", {"odds"}},
       {"status ", {"all", "evens", "odds"}},
-      {"b evens MPI_Ba", {"MPI_Barrier"}},  // a named set is the optional RANKS of break
+      {"b evens MPI_Ba", {"MPI_Barrier", "MPI_Barrier_init"}},  // a named set is the optional RANKS of break
       {"unfocus ", {}},
   };
   for (const auto& row : rows) {

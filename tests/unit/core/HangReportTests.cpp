@@ -1112,3 +1112,26 @@ TEST_CASE("hang: a wait whose other half is already posted is no deadlock", "[ha
     CHECK(analyzeHang(in).cycles.size() == 1);
   }
 }
+
+TEST_CASE("hang: a receive on a communicator the runtime did not register is not guessed as MPI_COMM_WORLD",
+          "[hang]") {
+  // Issue 23: ranks 0 and 1 each wait for "rank 1" / "rank 0" of a
+  // communicator their registries do not hold (made before the runtime
+  // attached, or by a call it did not see). Reading the peers as world ranks
+  // would invent the cycle 0 -> 1 -> 0; the verdict names the waits instead.
+  HangInput in;
+  in.worldSize = 2;
+  in.ranks.push_back(rank(0, 2, 0, p2p("MPI_Recv", "source", 1, 0, 0x84000009, "comm 0x84000009")));
+  in.ranks.push_back(rank(1, 2, 0, p2p("MPI_Recv", "source", 0, 0, 0x84000009, "comm 0x84000009")));
+  const HangVerdict v = analyzeHang(in);
+  CHECK(v.cycles.empty());
+  CHECK_FALSE(hasEdge(v, 0, 1));
+  CHECK(v.unfollowed.size() == 2);
+  // Read without any MPI state (no registry at all: stacks only), a peer is
+  // still taken as a world rank, as before.
+  HangInput bare = in;
+  for (auto& q : bare.ranks) q.comms.clear();
+  const HangVerdict b = analyzeHang(bare);
+  REQUIRE(b.cycles.size() == 1);
+  CHECK(b.cycles[0] == std::vector<int>{0, 1});
+}
