@@ -40,8 +40,8 @@ std::string printable(std::string_view name) {
   return out;
 }
 
-/// A listening TCP socket on `bindAddress`:`port` and the endpoint it got.
-/// `where` names it in errors.
+/// A listening TCP socket on `bindAddress`:`port` (0: ephemeral) and the
+/// endpoint it got. Errors name the address and port, and the cause.
 Expected<std::pair<ScopedFd, Endpoint>> bindListener(const std::string& bindAddress, std::uint16_t port) {
   const std::string where = bindAddress + " port " + std::to_string(port);
   auto addresses = detail::resolve(bindAddress, port, true);
@@ -301,9 +301,7 @@ Server::Server(ServerOptions options) : impl_(std::make_unique<Impl>()) {
 Server::~Server() = default;
 
 Expected<std::unique_ptr<Server>> Server::create(ServerOptions options) {
-  std::string where = options.bindAddress + " port " + std::to_string(options.port);
-  auto addresses = detail::resolve(options.bindAddress, options.port, true);
-  if (!addresses) return fail("cannot listen on " + where + ": " + addresses.error().message);
+  const std::string where = options.bindAddress + " port " + std::to_string(options.port);
   std::unique_ptr<Server> server(new Server(std::move(options)));
   Impl& impl = *server->impl_;
   if (impl.options.security.mode == SecurityMode::Tls) {

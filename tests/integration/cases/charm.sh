@@ -208,6 +208,15 @@ stop_charm_mpi_job() {
   for i in $(seq 1 50); do [ -z "$(leftovers)" ] && break; sleep 0.1; done
 }
 
+# step_on_every_rank CLIENT_ARGS...: every rank of the 3-rank phases job
+# lists the entry point solver::step (each rank registers it the first time it
+# runs it, shortly after MPI_Init), asked with Charm++'s client.
+step_on_every_rank() {
+  local listing
+  listing="$("$work/charm/ccs_client" "$@" list:0:charm/entries list:1:charm/entries list:2:charm/entries 2>/dev/null)"
+  [ "$(grep -c '^string="solver::step";$' <<<"$listing")" -eq 3 ]
+}
+
 # entry_index LISTING NAME: the index of NAME in a charm/entries listing of
 # ccs_client (.txt items: //name, string="NAME";, //index, int=N;).
 entry_index() {
@@ -225,11 +234,11 @@ plain_getinfo_to_end() {
 case_charm_client_plain_against_mpi_ranks() {
   charm_client || return 1
   start_charm_mpi_job -- -n 3 "$examples/phases" 400 50 || { stop_charm_mpi_job; return 1; }
-  local client="$work/charm/ccs_client" first second third to_end bcast step
+  local client="$work/charm/ccs_client" first second to_end bcast step
+  wait_until 300 "solver::step on every rank" step_on_every_rank 127.0.0.1 "$charm_port" || true
   first="$("$client" 127.0.0.1 "$charm_port" info call:2:ccs_getinfo status:-1 status:1 list:0:charm/entries 2>&1)"
   to_end="$(plain_getinfo_to_end "$charm_port")"
   bcast="$(entry_index "$first" MPI_Bcast)"
-  # Every rank has reached solver::step (its first step) by now: one step is 50 ms.
   step="$(entry_index "$first" solver::step)"
   second="$("$client" 127.0.0.1 "$charm_port" "int:-1:debug/charm/bp/set:$step" sleep:2000 status:-1 \
     "int:-1:debug/charm/bp/set:$step" "int:-1:debug/charm/bp/remove:$step" call:-1:debug/charm/continue sleep:500 \
@@ -245,11 +254,14 @@ case_charm_client_plain_against_mpi_ranks() {
   check_contains "$to_end" "00 00 00 10 00 00 00 03 00 00 00 01 00 00 00 01 00 00 00 01" "a plain request read to the end of the stream (closed after the reply)" &&
   # ~0 from every rank, merged with Charm++'s logical AND into 1.
   check_matches "$(head -1 <<<"$second")" '^int 1$' "bp/set broadcast" &&
-  check_contains "$(cat "$work/charm/job.out")" "CPD: 0 BP solver::step" "Charm++'s stop notice from rank 0" &&
-  check_contains "$second" $'pe 0 frozen\npe 1 frozen\npe 2 frozen' "status at the breakpoint" &&
+  # Which ranks stop depends on where each one was when its breakpoint was
+  # set (one stopped at solver::step can hold the others in that step's
+  # MPI_Bcast): at least one does, and says so as Charm++ does.
+  check_matches "$(cat "$work/charm/job.out")" '^CPD: [0-2] BP solver::step$' "Charm++'s stop notice" &&
+  check_matches "$(sed -n 2,4p <<<"$second")" '^pe [0-2] frozen$' "status at the breakpoint" &&
   check_contains "$second" $'int 0\nint 1' "a second bp/set refused (set already), then bp/remove" &&
   check_contains "$second" $'pe 0 running\npe 1 running\npe 2 running' "status after continue" &&
-  check_contains "$second" $'pe 1 frozen' "a freeze of PE 1" &&
+  check_contains "$(sed -n '/^sent$/,$p' <<<"$second")" $'pe 1 frozen' "a freeze of PE 1" &&
   check_matches "$(cat "$work/charm/job.err")" "debug/charm/bp/set: entry index '999' is neither an MPI function nor an entry point" "an unknown index, said on stderr" &&
   check_contains "$(cat "$work/charm/job.err")" "3 of 3 ranks serve Charm++'s CCS clients (plain, unauthenticated)" "rank 0's notice"
 }
@@ -261,6 +273,8 @@ case_charm_sha1_mpi_ranks_under_mpidbg_attach_charm() {
   chmod 600 "$key"
   start_charm_mpi_job MPIDBG_CCS_SECURITY=sha1 MPIDBG_CHARM_KEY_FILE="$key" -- -n 3 "$examples/phases" 400 50 ||
     { stop_charm_mpi_job; return 1; }
+  wait_until 300 "solver::step on every rank" step_on_every_rank 127.0.0.1 "$charm_port" \
+    --key 31415926535897932384626433832795 || true
   keyed="$("$client" 127.0.0.1 "$charm_port" --key 31415926535897932384626433832795 info status:-1 2>&1)"
   unkeyed="$("$client" 127.0.0.1 "$charm_port" info 2>&1)"
   unkeyed_rc=$?
@@ -276,14 +290,16 @@ case_charm_sha1_mpi_ranks_under_mpidbg_attach_charm() {
   check_rc 0 &&
   check_contains "$out" "note: an MPI program under mpidbg's runtime in Charm-compatible mode (MPIDBG_CHARM)" "the attach note" &&
   check_contains "$(section 'info entries')" "MPIDBG_ENTRY::solver::step" "info entries (the entry points)" &&
-  check_matches "$(section 'info entries')" '^\(1[0-9]{2} MPI functions not shown: info entries --all\)$' "info entries (the MPI functions hidden)" &&
+  check_matches "$(section 'info entries')" '^\([0-9]+ MPI functions not shown: info entries --all\)$' "info entries (the MPI functions hidden)" &&
   check_contains "$(section 'break MPI_Allreduce')" "Breakpoint 1 at entry MPI::MPI_Allreduce on PEs [0-2]" "break on an MPI function" &&
-  check_contains "$(section 'wait 20')" "[0-2] at breakpoint 1 in entry MPI::MPI_Allreduce" "wait (the stop read from converse/localqueue)" &&
+  # Ranks that entered the MPI_Allreduce before their breakpoint was set wait
+  # in it for the ones stopped at it: those are found by the queue's item.
+  check_matches "$(section 'wait 20')" '^\[[0-2,-]+\] at breakpoint 1 in entry MPI::MPI_Allreduce$' "wait (the stop read from converse/localqueue)" &&
   check_matches "$(section lists)" '^mpi/communicators +list +\[0-2\] +3 items$' "lists (the runtime's own)" &&
   check_contains "$(section 'print 1 mpi/communicators')" "mpi/communicators[1].name = solver" "print through Charm++'s list protocol" &&
   check_contains "$(section 'print 1 mpi/communicators')" "mpi/communicators[0].active[0] = MPI_Allreduce" "the collective rank 1 is stopped in" &&
   check_contains "$(section status)" "[0-2] running" "status after run" &&
-  check_contains "$(cat "$work/charm/job.out")" "CPD: 2 BP MPI_Allreduce" "Charm++'s stop notice" &&
+  check_matches "$(cat "$work/charm/job.out")" '^CPD: [0-2] BP MPI_Allreduce$' "Charm++'s stop notice" &&
   check_contains "$nokey" "MPIDBG_CCS_SECURITY=sha1 needs MPIDBG_CHARM_KEY_FILE" "sha1 without a key file" &&
   check_contains "$nokey" "checksum" "that job, run without the debugger"
 }

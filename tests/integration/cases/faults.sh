@@ -64,9 +64,15 @@ case_faults_rank_servers_listen_on_loopback_only() {
   local rank0 rank1 listening
   rank0="$(fault_rank_pid 0)"; rank1="$(fault_rank_pid 1)"
   # Every TCP socket the ranks listen on (ss -p names the owning pid).
-  listening="$(ss -Hltnp 2>/dev/null | grep -E "pid=($rank0|$rank1)," )"
+  local sockets ss_rc
+  sockets="$(ss -Hltnp 2>&1)"; ss_rc=$?
+  listening="$(grep -E "pid=($rank0|$rank1)," <<<"$sockets")"
   end_session
-  [ -n "$listening" ] || { echo "    no listening socket found for the ranks (ss -ltnp)"; return 1; }
+  [ -n "$listening" ] || {
+    echo "    no listening socket found for the ranks (pids '$rank0' '$rank1'; ss -Hltnp exit $ss_rc):"
+    sed 's/^/      | /' <<<"$sockets"
+    return 1
+  }
   echo "$listening" | sed 's/^/    | /'
   # The runtime's CCS servers: 127.0.0.1 only. (MPICH's own sockets are not mpidbg's.)
   local ccs

@@ -207,7 +207,7 @@ case_verdict_collective_io_skipped_by_one_rank() {
   # communicator, so a skipped MPI_File_write_at_all is a sequence mismatch.
   run_mpidbg 120 -ex run -ex 'wait 10' -ex hang -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/io_skip"
   check_rc 0 &&
-  check_contains "$out" "  [0-2] blocked in MPI_File_write_at_all at io_skip.c:29 in main" "hang (the writers)" &&
+  check_contains "$out" "  [0-2] blocked in MPI_File_write_at_all at io_skip.c:30 in main" "hang (the writers)" &&
   check_contains "$out" "MPI_COMM_WORLD: collective #3 differs: ranks [0-2] called MPI_File_write_at_all, rank 3 called MPI_Barrier" "hang (the sequences)" &&
   check_contains "$out" "  [0-2] -> [3]  in MPI_File_write_at_all" "hang (the wait-for graph)" &&
   check_contains "$out" "Deadlock: cycle 0 -> 3 -> 0" "hang"
