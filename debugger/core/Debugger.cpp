@@ -435,6 +435,15 @@ std::vector<RankView> Debugger::views(const RankSet& ranks) {
     const int r = view.info.rank;
     if (auto it = statuses.find(r); it != statuses.end()) {
       view.status = std::move(it->second);
+      if (view.status->call) {
+        std::lock_guard lock(resumedMutex_);
+        if (auto resumed = resumedAt_.find(r); resumed != resumedAt_.end()) {
+          const auto since = std::chrono::duration_cast<std::chrono::microseconds>(
+              std::chrono::steady_clock::now() - resumed->second);
+          view.status->call->elapsedUs =
+              std::min<std::uint64_t>(view.status->call->elapsedUs, static_cast<std::uint64_t>(since.count()));
+        }
+      }
       continue;
     }
     if (!view.info.reachable()) continue;
@@ -494,12 +503,20 @@ std::map<int, std::string> Debugger::continueRanks(const RankSet& ranks) {
       gather(targets, proto::kContinueHandler, std::vector<std::uint8_t>(data.begin(), data.end())).missing;
   for (const auto& info : targets)
     if (!missing.count(info.rank)) job_.continued(info.rank, info.lastStop);
+  noteResumed(targets, missing);
   // A rank that ended during the exchange is no longer stopped: nothing is
   // left to continue, and its end is reported as an event of its own.
   const auto ended = endedMeanwhile(missing);
   for (const auto& [rank, why] : missing)
     if (!ended.count(rank)) problems[rank] = "did not answer: " + why;
   return problems;
+}
+
+void Debugger::noteResumed(const std::vector<RankInfo>& ranks, const std::map<int, std::string>& missing) {
+  const auto now = std::chrono::steady_clock::now();
+  std::lock_guard lock(resumedMutex_);
+  for (const auto& info : ranks)
+    if (!missing.count(info.rank)) resumedAt_[info.rank] = now;
 }
 
 std::map<int, std::string> Debugger::endedMeanwhile(const std::map<int, std::string>& missing) {
@@ -533,6 +550,7 @@ std::map<int, Debugger::ControlOutcome> Debugger::control(const RankSet& ranks,
       targets.push_back(info);
   }
   Gathered gathered = gather(targets, handler, std::vector<std::uint8_t>(data.begin(), data.end()));
+  if (handler == proto::kStepHandler) noteResumed(targets, gathered.missing);
   auto take = [&](std::string_view text) {
     auto replies = proto::decodeControlReplies(text);
     if (!replies) return;

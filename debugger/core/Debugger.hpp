@@ -3,6 +3,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <memory>
 #include <string>
 #include <vector>
@@ -304,6 +305,13 @@ class Debugger {
   std::unique_ptr<RankChannels> channels_;
   std::map<int, BreakpointEntry> breakpoints_;
   int nextBreakpointId_ = 1;
+  /// When each rank was last let go (continue, step): a rank released inside
+  /// an MPI call restamps the call's entry only once its thread runs, so a
+  /// status read in between would show it waiting since before its stop.
+  /// views() counts a call's time from here at the earliest.
+  std::mutex resumedMutex_;
+  std::map<int, std::chrono::steady_clock::time_point> resumedAt_;
+  void noteResumed(const std::vector<RankInfo>& ranks, const std::map<int, std::string>& missing);
   /// attach() succeeded and neither detach() nor kill() came since.
   bool attached_ = false;
 };
