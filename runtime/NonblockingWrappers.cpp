@@ -18,17 +18,7 @@ using mpidbg::rt::PeerRole;
 
 namespace {
 
-/// What one nonblocking collective call is, for counting and recording.
-struct Collective {
-  MpiFunction function;
-  CollClass collClass;
-  MPI_Comm comm;
-  bool rooted = false;
-  int root = -1;   ///< raw root argument when rooted
-  int count = -1;  ///< elements a condition and the history see; -1 if not one number
-  MPI_Datatype datatype = MPI_DATATYPE_NULL;  ///< of `count`
-  const void* buffer = nullptr;
-};
+using Collective = mpidbg::rt::CollectiveCall;
 
 /// Counts the issue of `c`, runs `issue` (the PMPI call) and records the
 /// request (a failed issue counts its exit at once).

@@ -20,17 +20,7 @@ using mpidbg::rt::PeerRole;
 
 namespace {
 
-/// What one persistent collective is, for publishing and recording.
-struct Persistent {
-  MpiFunction function;
-  CollClass collClass;
-  MPI_Comm comm;
-  bool rooted = false;
-  int root = -1;   ///< raw root argument when rooted
-  int count = -1;  ///< elements a condition and the queues see; -1 if not one number
-  MPI_Datatype datatype = MPI_DATATYPE_NULL;  ///< of `count`
-  const void* buffer = nullptr;
-};
+using Persistent = mpidbg::rt::CollectiveCall;
 
 /// Publishes the init call of `p`, runs `init` (the PMPI call) and records
 /// the request it made.

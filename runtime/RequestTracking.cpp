@@ -116,15 +116,16 @@ void recordPointToPoint(Runtime& rt, const PointToPoint& p, MPI_Request request)
   if (!rt.ops().insert(op) && p.kind == MPIDBG_OP_RECV && op.peer != -2) gMessages.unattributed(op.comm, op.tag);
 }
 
-void recordCollective(Runtime& rt, MpiFunction function, ccs::proto::CollClass collClass,
-                      const CallScope::Issued& issued, MPI_Comm comm, int root, int count, MPI_Datatype datatype,
-                      const void* buffer, MPI_Request request) noexcept {
-  if (!issued.comm) return;
-  const auto c = static_cast<std::size_t>(collClass);
+namespace {
+
+/// A collective operation's record as issued (nonblocking) or made
+/// (persistent): what both kinds share; the caller sets flags and what was
+/// counted.
+OpInit collectiveOp(Runtime& rt, MpiFunction function, ccs::proto::CollClass collClass, MPI_Comm comm, int root,
+                    int count, MPI_Datatype datatype, const void* buffer, MPI_Request request) noexcept {
   OpInit op;
   op.kind = MPIDBG_OP_COLLECTIVE;
   op.function = static_cast<std::uint32_t>(function);
-  op.flags = MPIDBG_OP_ACTIVE;
   op.request = handleKey(request);
   op.comm = commKey(comm);
   op.peer = root;
@@ -133,10 +134,22 @@ void recordCollective(Runtime& rt, MpiFunction function, ccs::proto::CollClass c
   op.bytes = bytesOf(count, datatype);
   op.datatype = handleKey(datatype);
   op.buffer = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(buffer));
-  op.collClass = static_cast<std::int32_t>(c);
+  op.collClass = static_cast<std::int32_t>(collClass);
+  op.issued = rt.mpiCalls();
+  return op;
+}
+
+}  // namespace
+
+void recordCollective(Runtime& rt, MpiFunction function, ccs::proto::CollClass collClass,
+                      const CallScope::Issued& issued, MPI_Comm comm, int root, int count, MPI_Datatype datatype,
+                      const void* buffer, MPI_Request request) noexcept {
+  if (!issued.comm) return;
+  const auto c = static_cast<std::size_t>(collClass);
+  OpInit op = collectiveOp(rt, function, collClass, comm, root, count, datatype, buffer, request);
+  op.flags = MPIDBG_OP_ACTIVE;
   op.collCall = issued.collCall;
   op.collSeq = issued.collSeq;
-  op.issued = rt.mpiCalls();
   op.commRecord = issued.comm;
   op.commGeneration = issued.generation;
   if (request == MPI_REQUEST_NULL || !rt.ops().insert(op))
@@ -148,20 +161,8 @@ void recordPersistentCollective(Runtime& rt, MpiFunction function, ccs::proto::C
                                 MPI_Request request) noexcept {
   if (request == MPI_REQUEST_NULL) return;
   CommRecord* record = cachedComm(rt.comms(), comm);
-  OpInit op;
-  op.kind = MPIDBG_OP_COLLECTIVE;
-  op.function = static_cast<std::uint32_t>(function);
+  OpInit op = collectiveOp(rt, function, collClass, comm, root, count, datatype, buffer, request);
   op.flags = MPIDBG_OP_PERSISTENT;
-  op.request = handleKey(request);
-  op.comm = commKey(comm);
-  op.peer = root;
-  op.tag = -1;
-  op.count = count;
-  op.bytes = bytesOf(count, datatype);
-  op.datatype = handleKey(datatype);
-  op.buffer = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(buffer));
-  op.collClass = static_cast<std::int32_t>(collClass);
-  op.issued = rt.mpiCalls();
   op.commRecord = record;
   op.commGeneration = record ? record->generation.load(std::memory_order_relaxed) : 0;
   rt.ops().insert(op);

@@ -56,6 +56,20 @@ void notePoll(Runtime* rt, MpiFunction function, const MPI_Request* requests, in
 void noteProbePoll(Runtime* rt, MpiFunction function, int source, int tag, MPI_Comm comm, std::int64_t entryNs,
                    bool done) noexcept;
 
+/// One nonblocking or persistent collective call as its wrapper describes it
+/// (NonblockingWrappers.cpp, PersistentCollectives.cpp), for counting,
+/// publishing and recording.
+struct CollectiveCall {
+  MpiFunction function;
+  ccs::proto::CollClass collClass;
+  MPI_Comm comm;
+  bool rooted = false;
+  int root = -1;   ///< raw root argument when rooted
+  int count = -1;  ///< elements a condition, the history and the queues see; -1 if not one number
+  MPI_Datatype datatype = MPI_DATATYPE_NULL;  ///< of `count`
+  const void* buffer = nullptr;
+};
+
 /// Records the persistent collective `function` of `collClass` whose
 /// request `request` its init call (MPI_Bcast_init, ...) made: inactive, not
 /// counted; each MPI_Start* counts it (startPersistentCollective). `root` -1
