@@ -27,7 +27,8 @@ case_break_set_while_ranks_run_the_fast_path() {
 # STATUS (the rank lines of 'status') puts ranks 0 and 1 at one MPI_Allreduce
 # call N >= 10: both stopped at breakpoint 1 there, or one stopped there and
 # the other inside that call ("in MPI_Allreduce (call N ...)", or "blocked in"
-# once it has waited --blocked-after).
+# once it has waited --blocked-after), followed by the user's line the call
+# was made from when the rank's stack has been read ("at phases.c:52 in main").
 check_one_allreduce_call() {
   local status="$1" stopped='stopped at breakpoint 1 at MPI_Allreduce\(count=1, comm=MPI_COMM_WORLD\) call #[0-9]{2,}'
   local shape=no
@@ -35,7 +36,7 @@ check_one_allreduce_call() {
     shape=both
   elif [ "$(wc -l <<<"$status")" = 2 ] && grep -qE '^\[0\] ' <<<"$status" && grep -qE '^\[1\] ' <<<"$status" &&
        grep -qxE "\[[01]\] $stopped" <<<"$status" &&
-       grep -qxE '\[[01]\] (blocked )?in MPI_Allreduce \(call [0-9]{2,} on MPI_COMM_WORLD\)' <<<"$status"; then
+       grep -qxE '\[[01]\] (blocked )?in MPI_Allreduce \(call [0-9]{2,} on MPI_COMM_WORLD\)( at phases\.c:[0-9]+ in main)?' <<<"$status"; then
     shape=one
   fi
   local calls
