@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <charconv>
+
 #include "debugger/gdbmi/ChildProcess.hpp"
 #include "mpidbg/Text.hpp"
 
@@ -76,6 +78,24 @@ GdbFrame splitFrame(std::string_view text) {
   return f;
 }
 
+namespace {
+
+/// The pc of one frame line of gdb's bt ("#1  0x000055d1c3a0b2c4 in main
+/// () ..." -> 0x55d1c3a0b2c4), or 0 when the line carries none.
+std::uint64_t programCounterOf(std::string_view line) {
+  std::size_t i = 1;
+  while (i < line.size() && line[i] >= '0' && line[i] <= '9') ++i;
+  line = trim(line.substr(i));
+  if (!line.starts_with("0x")) return 0;
+  const std::size_t end = line.find(' ');
+  const std::string_view digits = line.substr(2, end == std::string_view::npos ? std::string_view::npos : end - 2);
+  std::uint64_t pc = 0;
+  const auto [stop, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), pc, 16);
+  return ec == std::errc() && stop == digits.data() + digits.size() ? pc : 0;
+}
+
+}  // namespace
+
 std::vector<GdbThread> parseAllThreads(std::string_view text) {
   std::vector<GdbThread> threads;
   std::size_t pos = 0;
@@ -102,7 +122,11 @@ std::vector<GdbThread> parseAllThreads(std::string_view text) {
       continue;
     }
     if (threads.empty() || line.size() < 2 || line[0] != '#') continue;
-    for (const std::string& frame : parseBacktrace(line)) threads.back().frames.push_back(splitFrame(frame));
+    for (const std::string& frame : parseBacktrace(line)) {
+      GdbFrame f = splitFrame(frame);
+      f.pc = programCounterOf(line);
+      threads.back().frames.push_back(std::move(f));
+    }
   }
   return threads;
 }

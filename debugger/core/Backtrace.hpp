@@ -3,6 +3,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,12 @@ struct GdbFrame {
   std::string file;    ///< as gdb prints it; empty when gdb printed none
   int line = 0;        ///< 0 when gdb printed none
   std::string module;  ///< the "from LIB" part; empty when absent
+  /// The frame's program counter as gdb printed it ("#1  0x000055d1 in
+  /// ..."): the interrupted pc for frame 0 and past a signal trampoline,
+  /// else a return address; 0 when gdb printed none (frame 0 at the start of
+  /// a line, or an inlined frame, unless bt ran with -frame-info
+  /// location-and-address).
+  std::uint64_t pc = 0;
 };
 /// Splits one frame text as parseBacktrace() returns it.
 GdbFrame splitFrame(std::string_view frameText);

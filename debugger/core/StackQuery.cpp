@@ -17,6 +17,11 @@ namespace proto = ccs::proto;
 
 namespace {
 
+/// How gdb is asked for a process's stacks: every thread, a pc on every
+/// frame (inlined ones included), so the frames can be symbolized as the
+/// runtime's captures are (symbolizeGdbThread).
+constexpr std::string_view kGdbStacksCommand = "thread apply all bt -frame-info location-and-address";
+
 /// The MPI function a frame's function is an entry of: "MPI_Send" for
 /// MPI_Send, PMPI_Send and the runtime's "(anonymous namespace)::MPI_Send_slow"
 /// (the out-of-line half of its wrapper); empty for any other function.
@@ -42,6 +47,12 @@ stacks::SymbolFrame fromGdb(const GdbFrame& g) {
   return f;
 }
 
+/// The modules of `rank`'s process when they were read, else nullptr.
+const stacks::ProcessModules* modulesOf(const StackInput& input, int rank) {
+  const auto it = input.gdbModules.find(rank);
+  return it == input.gdbModules.end() ? nullptr : &it->second;
+}
+
 /// Whether the roles of a thread's frames make it the machinery's own
 /// thread (see ThreadChoice::Application); `roles` is empty for an unknown
 /// object.
@@ -64,17 +75,55 @@ bool machineryThread(const proto::RankStacks& rank, const proto::ThreadStack& th
   return machineryThread(roles);
 }
 
-bool machineryThread(const GdbThread& thread) {
+bool machineryThread(const GdbThread& thread, const std::vector<stacks::SymbolFrame>& frames) {
   if (thread.number == 1) return false;  // gdb's thread 1 is the main thread
   std::vector<std::optional<stacks::ObjectRole>> roles;
-  for (const GdbFrame& f : thread.frames) {
-    if (f.module.empty()) roles.emplace_back();
+  for (const stacks::SymbolFrame& f : frames) {
+    if (f.module.empty() || f.module.starts_with("[")) roles.emplace_back();
     else roles.emplace_back(stacks::objectRole(f.module));
   }
   return machineryThread(roles);
 }
 
 }  // namespace
+
+std::vector<stacks::SymbolFrame> symbolizeGdbThread(const GdbThread& thread, const stacks::ProcessModules* modules,
+                                                    stacks::Symbolizer& symbolizer) {
+  std::vector<stacks::SymbolFrame> out;
+  const std::vector<GdbFrame>& frames = thread.frames;
+  bool exact = true;  // frame 0's pc is the interrupted instruction, as is the pc past a signal trampoline
+  for (std::size_t i = 0; i < frames.size();) {
+    const GdbFrame& g = frames[i];
+    const bool trampoline = g.function == "<signal handler called>";
+    if (!modules || g.pc == 0 || trampoline) {
+      out.push_back(fromGdb(g));
+      exact = trampoline;
+      ++i;
+      continue;
+    }
+    const ccs::proto::StackFrame machine = modules->locate(g.pc, exact);
+    static const ccs::proto::StackModule kNoModule;
+    const ccs::proto::StackModule& module =
+        machine.module >= 0 ? modules->modules()[static_cast<std::size_t>(machine.module)] : kNoModule;
+    std::vector<stacks::SymbolFrame> symbolized = symbolizer.symbolize(module, machine.offset, exact).frames;
+    // gdb printed each function of an inlined chain as a frame of the same
+    // pc; the symbolizer expands the chain from that one pc.
+    std::size_t n = 1;
+    while (n < symbolized.size() && i + n < frames.size() && frames[i + n].pc == g.pc) ++n;
+    // A name gdb found where the module's own tables have none (gdb reads
+    // more debug-information sources) is kept, with the module and offset.
+    if (symbolized.size() == 1 && symbolized[0].function == "??" && !g.function.empty() && g.function != "??") {
+      stacks::SymbolFrame named = fromGdb(g);
+      named.module = symbolized[0].module;
+      named.offset = symbolized[0].offset;
+      symbolized[0] = std::move(named);
+    }
+    out.insert(out.end(), symbolized.begin(), symbolized.end());
+    exact = false;
+    i += n;
+  }
+  return out;
+}
 
 std::vector<stacks::SymbolFrame> nameMain(std::vector<stacks::SymbolFrame> frames) {
   for (std::size_t i = 0; i + 1 < frames.size(); ++i) {
@@ -167,12 +216,11 @@ stacks::StackTree buildStackTree(const StackInput& input, stacks::NodeKey key, S
     bool any = false;
     for (const auto& thread : gdbThreads) {
       if (thread.name.starts_with("mpidbg-")) continue;  // the runtime's helper threads
-      if (threads == ThreadChoice::Application && machineryThread(thread)) {
+      std::vector<stacks::SymbolFrame> frames = symbolizeGdbThread(thread, modulesOf(input, rank), symbolizer);
+      if (threads == ThreadChoice::Application && machineryThread(thread, frames)) {
         hide(rank);
         continue;
       }
-      std::vector<stacks::SymbolFrame> frames;
-      for (const auto& g : thread.frames) frames.push_back(fromGdb(g));
       frames = filter(std::move(frames));
       tree.addThread(rank, frames);
       any = true;
@@ -220,15 +268,24 @@ StackInput Debugger::stacks(const RankSet& wanted) {
     for (const auto& [rank, why] : missing) viaGdb[rank] = "runtime did not answer: " + why;
   }
 
+  // The modules of a process on this host, for symbolizing gdb's pcs as the
+  // runtime's captures are; elsewhere gdb's own names are used.
+  auto readModules = [&](int rank) {
+    const RankInfo& info = infos[rank];
+    if (info.pid <= 0 || !isThisHost(info.host)) return;
+    if (auto modules = stacks::ProcessModules::read(info.pid)) input.gdbModules[rank] = std::move(*modules);
+  };
+
   // Held ranks: their gdb session prints the threads (gdb already stops them).
   if (!held.empty()) {
-    for (auto& [rank, out] : gdb_->run(held, "thread apply all bt -no-filters")) {
+    for (auto& [rank, out] : gdb_->run(held, std::string(kGdbStacksCommand) + " -no-filters")) {
       if (!out) {
         input.failed[rank] = "held by gdb, which failed: " + out.error().message;
         continue;
       }
       input.viaGdb[rank] = parseAllThreads(*out);
       input.gdbReason[rank] = "held by gdb";
+      readModules(rank);
     }
   }
 
@@ -243,6 +300,7 @@ StackInput Debugger::stacks(const RankSet& wanted) {
     }
     input.viaGdb[rank] = parseAllThreads(*out);
     input.gdbReason[rank] = viaGdb[rank];
+    readModules(rank);
   };
   for (const auto& [rank, why] : viaGdb) {
     const RankInfo& info = infos[rank];
@@ -255,7 +313,7 @@ StackInput Debugger::stacks(const RankSet& wanted) {
       running.erase(running.begin());
     }
     running.emplace_back(rank, std::async(std::launch::async, [path = gdb_->gdbPath, pid = info.pid] {
-                           return oneShotGdb(path, pid, "thread apply all bt", std::chrono::seconds(60));
+                           return oneShotGdb(path, pid, std::string(kGdbStacksCommand), std::chrono::seconds(60));
                          }));
   }
   for (auto& job : running) finish(job);
@@ -321,8 +379,7 @@ std::map<int, std::string> mpiCallSites(const StackInput& input, stacks::Symboli
     // gdb's thread 1 is the main thread; `thread apply all bt` prints it last.
     const auto main = std::find_if(threads.begin(), threads.end(), [](const GdbThread& t) { return t.number == 1; });
     const GdbThread& thread = main != threads.end() ? *main : threads.front();
-    std::vector<stacks::SymbolFrame> frames;
-    for (const auto& g : thread.frames) frames.push_back(fromGdb(g));
+    std::vector<stacks::SymbolFrame> frames = symbolizeGdbThread(thread, modulesOf(input, rank), symbolizer);
     if (std::string site = callSiteOf(cut(std::move(frames))); !site.empty()) sites[rank] = std::move(site);
   }
   return sites;

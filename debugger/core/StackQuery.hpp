@@ -6,18 +6,24 @@
 
 #include "ccs/StackProtocol.hpp"
 #include "debugger/core/Backtrace.hpp"
+#include "debugger/core/stacks/ProcessModules.hpp"
 #include "debugger/core/stacks/StackTree.hpp"
 
 namespace mpidbg::core {
 
 /// What `where` and `equiv` work from (Debugger::stacks): each rank's stacks
 /// from its runtime (module + offset per frame, symbolized in the front end),
-/// or, where the runtime cannot answer, from gdb (already symbolized by gdb),
-/// or the reason there are none.
+/// or, where the runtime cannot answer, from gdb (its pcs symbolized in the
+/// front end too when the process's modules are known, else as gdb named
+/// them), or the reason there are none.
 struct StackInput {
   std::vector<ccs::proto::RankStacks> captured;  ///< answered by the ranks' runtimes (kStacksHandler)
   std::map<int, std::vector<GdbThread>> viaGdb;  ///< rank -> its application threads as gdb printed them
   std::map<int, std::string> gdbReason;          ///< rank in viaGdb -> why gdb was asked ("held by gdb", ...)
+  /// rank in viaGdb -> the modules of its process, when it runs on this host
+  /// and its maps could be read: gdb's pcs are then symbolized like captured
+  /// frames (symbolizeGdbThread), so identical stacks merge.
+  std::map<int, stacks::ProcessModules> gdbModules;
   std::map<int, std::string> failed;             ///< rank -> why nothing could be read
 };
 
@@ -43,7 +49,8 @@ enum class ThreadChoice {
   /// in the runtime or the MPI library: UCX's progress thread
   /// (start_thread > ucs_event_set_wait > epoll_wait), Open MPI's libevent
   /// and PMIx threads. A frame whose object is unknown (a pc in no module; a
-  /// gdb frame printed without "from LIB") keeps its thread.
+  /// gdb frame of a process whose modules are not known, printed without
+  /// "from LIB") keeps its thread.
   Application,
   All,  ///< every thread (`where --all-threads`)
 };
@@ -55,7 +62,7 @@ struct HiddenThreads {
 };
 
 /// Builds the merged tree (STAT's call-prefix tree) of `input`: captured
-/// stacks symbolized with `symbolizer`, gdb's frames as gdb named them,
+/// stacks and gdb's frames symbolized with `symbolizer` (symbolizeGdbThread),
 /// failures kept with their reasons. The runtime's own helper threads (named
 /// "mpidbg-...") are left out of gdb's threads as the runtime leaves them out
 /// of its own; the machinery's threads as `threads` says, counted in
@@ -67,6 +74,17 @@ stacks::StackTree buildStackTree(const StackInput& input, stacks::NodeKey key, S
                                  stacks::Symbolizer& symbolizer,
                                  ThreadChoice threads = ThreadChoice::Application,
                                  HiddenThreads* hidden = nullptr);
+
+/// The frames of one thread gdb printed, innermost first, as the runtime's
+/// captures of the same stack would give them: each pc located in `modules`
+/// and symbolized by `symbolizer` (an inlined chain gdb printed as frames of
+/// one pc becomes the symbolizer's expansion of it; frame 0 and the frame
+/// past "<signal handler called>" are exact pcs, the others return
+/// addresses). A frame without a pc, the trampoline itself, and every frame
+/// when `modules` is nullptr keep gdb's names (module only from gdb's "from
+/// LIB"); a pc the module's tables cannot name keeps gdb's name.
+std::vector<stacks::SymbolFrame> symbolizeGdbThread(const GdbThread& thread, const stacks::ProcessModules* modules,
+                                                    stacks::Symbolizer& symbolizer);
 
 /// `frames` (innermost first) with an unknown ("??") frame whose caller is
 /// glibc's `__libc_start_call_main` or `__libc_start_main` named `main`.

@@ -48,11 +48,18 @@ case_where_reads_held_and_silent_ranks_through_gdb() {
   # Rank 1 held by gdb: read with its gdb session.
   send_command 'gdb --keep 1 info threads' 'mpidbg-helper' || { end_session; return 1; }
   send_command 'where' 'read through gdb \[1\]: held by gdb' || { end_session; return 1; }
+  # gdb's pcs are symbolized as the runtime's captures are: rank 1's stack is
+  # one group with rank 0's down to the line, and its UCX progress thread is
+  # hidden as the others' are.
+  send_command 'where --full' 'read through gdb \[1\]: held by gdb' || { end_session; return 1; }
   # Rank 2 stopped with SIGSTOP: its runtime cannot answer; a one-shot gdb reads it.
   kill -STOP "$pid2"
   send_command 'where' 'read through gdb \[2\]: runtime did not answer' || { kill -CONT "$pid2"; end_session; return 1; }
   kill -CONT "$pid2"
   end_session
   check_contains "$out" "main > MPI_Allreduce  [0-1]" "where with rank 1 read through gdb" &&
-  check_contains "$out" "main > MPI_Recv  [2]" "where with rank 2 read through a one-shot gdb"
+  check_contains "$out" "main > MPI_Recv  [2]" "where with rank 2 read through a one-shot gdb" &&
+  check_matches "$out" '^main \(coll_skip\.c:[0-9]+\) > MPI_Allreduce \([A-Za-z]+\.cpp:[0-9]+\)  \[0-1\]$' \
+    "where --full with rank 1 read through gdb (one group with rank 0, to the line)" &&
+  check_not_contains "$(sed -n '/^(mpidbg) where$/,$p' <<<"$out")" "epoll_wait" "where (no progress thread, rank 1's included)"
 }

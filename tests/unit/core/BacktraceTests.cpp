@@ -64,6 +64,28 @@ TEST_CASE("thread apply all bt output splits into threads and frames (gdb 13, ca
   CHECK(threads[1].frames[0].line == 4);
   CHECK(threads[1].frames[1].function == "main");
   CHECK(threads[1].frames[1].line == 5);
+  // Each frame's pc as printed.
+  CHECK(threads[0].frames[0].pc == 0x7f98124e0df2);
+  CHECK(threads[0].frames[3].pc == 0x7f98125168ec);
+  CHECK(threads[1].frames[1].pc == 0x55fe508191d6);
+}
+
+TEST_CASE("a frame gdb printed without a pc has pc 0", "[backtrace]") {
+  const auto threads = mpidbg::core::parseAllThreads(
+      "Thread 1 (Thread 0x7f981240a740 (LWP 27902) \"thr\"):\n"
+      "#0  spin (x=0x7fff267e0254) at thr.c:4\n"
+      "#1  <signal handler called>\n"
+      "#2  0x000055fe508191d6 in main () at thr.c:5\n"
+      "#3  0xzz in broken ()\n");
+  REQUIRE(threads.size() == 1);
+  REQUIRE(threads[0].frames.size() == 4);
+  CHECK(threads[0].frames[0].pc == 0);
+  CHECK(threads[0].frames[1].function == "<signal handler called>");
+  CHECK(threads[0].frames[1].pc == 0);
+  CHECK(threads[0].frames[2].pc == 0x55fe508191d6);
+  // A pc that is not hexadecimal is none; the frame stays.
+  CHECK(threads[0].frames[3].function == "broken");
+  CHECK(threads[0].frames[3].pc == 0);
 }
 
 TEST_CASE("gdb frame texts split into function, file, line and module", "[backtrace]") {
