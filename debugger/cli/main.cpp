@@ -26,7 +26,10 @@
 #include "debugger/core/Launcher.hpp"
 #include "debugger/core/StaticFindings.hpp"
 #include "debugger/core/charm/CharmJob.hpp"
+#include "debugger/core/StackQuery.hpp"
+#include "debugger/core/mqs/CoreFile.hpp"
 #include "debugger/core/mqs/QueueSources.hpp"
+#include "debugger/core/stacks/CoreStacks.hpp"
 
 using namespace mpidbg;
 
@@ -68,22 +71,50 @@ std::vector<std::string> readScript(const std::string& path, std::string& error)
   return lines;
 }
 
-/// `mpidbg core [--mqs] [--json] [--mqs-dll PATH] CORE...`: the queues and
+/// Where each rank of `ranks` (read from core files, source "core:PATH") made
+/// the MPI call it is in, from its core's main thread (unwound by elfutils,
+/// symbolized as a live rank's stacks are); a core whose threads cannot be
+/// read is said on stderr and has none.
+std::map<int, std::string> coreCallSites(const std::vector<ccs::proto::RankQueues>& ranks) {
+  core::StackInput stacks;
+  for (const auto& q : ranks) {
+    if (!q.source.starts_with("core:") || q.worldRank < 0) continue;
+    const std::string path = q.source.substr(5);
+    auto file = core::mqs::CoreFile::open(path);
+    auto executable = file ? (*file)->executable() : Expected<std::string>(std::unexpected(file.error()));
+    auto read = core::stacks::readCoreStacks(path, executable ? *executable : std::string());
+    if (!read) {
+      std::cerr << "note: " << path << ": no call site (its stacks could not be read: " << read.error().message
+                << ")\n";
+      continue;
+    }
+    read->worldRank = q.worldRank;
+    stacks.captured.push_back(std::move(*read));
+  }
+  core::stacks::Symbolizer symbolizer;
+  return core::mpiCallSites(stacks, symbolizer);
+}
+
+/// `mpidbg core [--mqs] [--json] [--no-frames] [--mqs-dll PATH] CORE...`: the queues and
 /// the hang verdict of a job from its ranks' core files, read through the
-/// message-queue DLL (no job, no gdb). Exit 0 when every core was read, 65
+/// message-queue DLL (no job, no gdb), each waiting rank's call site from its
+/// core's stack unless --no-frames. Exit 0 when every core was read, 65
 /// when some could not be, 64 on a usage error.
 int coreMain(std::vector<std::string> args) {
   CLI::App app{"mpidbg core: the message queues and hang verdict of a job from its ranks' core files.\n\n"
-               "Usage: mpidbg core [--mqs] [--json] [--mqs-dll PATH] CORE...\n"
+               "Usage: mpidbg core [--mqs] [--json] [--no-frames] [--mqs-dll PATH] CORE...\n"
                "  e.g. mpidbg core --mqs core.1234 core.1235 core.1236 core.1237\n\n"
                "Each core's program and libraries are found from the core itself; its rank from the\n"
-               "runtime's state in it. Ranks without a core are reported as unreadable.",
+               "runtime's state in it; where each rank made the MPI call it waits in, from the core's\n"
+               "stack (unwound with the call-frame information of those files). Ranks without a core\n"
+               "are reported as unreadable.",
                "mpidbg core"};
   std::vector<std::string> cores;
   std::string dll;
-  bool json = false, mqsFlag = false;
+  bool json = false, mqsFlag = false, noFrames = false;
   app.add_flag("--mqs", mqsFlag, "Read message queues through the mqs DLL (the default and only way)");
   app.add_flag("--json", json, "Print the verdict as one JSON object");
+  app.add_flag("--no-frames", noFrames, "Leave out where each rank made its MPI call (the cores' stacks are not unwound)");
   app.add_option("--mqs-dll", dll, "Message-queue DLL to load instead of the one the core names")->type_name("PATH");
   app.add_option("cores", cores, "Core files, one per rank")->required()->type_name("CORE");
   try {
@@ -120,6 +151,7 @@ int coreMain(std::vector<std::string> args) {
     if (q.worldRank >= 0 && q.worldRank < input.worldSize) seen[q.worldRank] = true;
   for (int r = 0; r < input.worldSize; ++r)
     if (!seen[r]) input.unreadable[r] = "no core file given";
+  if (!noFrames) input.callSites = coreCallSites(input.ranks);
   const core::HangVerdict verdict = core::analyzeHang(input);
   if (json) {
     std::cout << core::hangToJson(verdict).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

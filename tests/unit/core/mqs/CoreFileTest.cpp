@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +19,8 @@
 #include "ForkedChild.hpp"
 #include "debugger/core/mqs/CoreFile.hpp"
 #include "debugger/core/mqs/SymbolSource.hpp"
+#include "debugger/core/stacks/CoreStacks.hpp"
+#include "debugger/core/stacks/Symbolizer.hpp"
 #include "mpidbg/ScopedFd.hpp"
 
 using mpidbg::core::mqs::CoreFile;
@@ -151,4 +154,46 @@ TEST_CASE("damaged cores give errors, never a crash", "[mqshost][core]") {
     tryCore();
   }
   SUCCEED("no crash");
+}
+
+TEST_CASE("a core's threads unwind into the frames a rank's runtime sends", "[mqshost][core][stacks]") {
+  MQS_TEST_SKIP_CORES();
+  mqs_test::TempDir dir;
+  ForkedChild child;
+  const std::string corePath = mqs_test::makeCore(child.pid(), dir.path());
+  REQUIRE_FALSE(corePath.empty());
+
+  auto stacks = mpidbg::core::stacks::readCoreStacks(corePath, selfExe());
+  INFO(why(stacks));
+  REQUIRE(stacks);
+  CHECK(stacks->pid == child.pid());
+  CHECK(stacks->worldRank == -1);
+  REQUIRE_FALSE(stacks->threads.empty());
+  const auto& main = stacks->threads.front();
+  CHECK(main.mainThread);
+  CHECK(main.tid == child.pid());
+  CHECK(main.error.empty());
+  REQUIRE(main.frames.size() >= 3);
+  CHECK(main.frames[0].exact);
+  CHECK_FALSE(main.frames[1].exact);
+  // Symbolized as captured frames are: the child sleeps (libc), called from
+  // this test binary, down to its main.
+  mpidbg::core::stacks::Symbolizer symbolizer;
+  std::vector<std::string> names, modules;
+  for (const auto& frame : main.frames)
+    for (const auto& f : symbolizer.symbolize(*stacks, frame).frames) {
+      names.push_back(f.function);
+      modules.push_back(f.module);
+    }
+  INFO("frames: " << Catch::Detail::stringify(names));
+  CHECK(std::find(names.begin(), names.end(), "main") != names.end());
+  CHECK(std::find(modules.begin(), modules.end(), selfExe()) != modules.end());
+  CHECK(std::any_of(names.begin(), names.end(), [](const std::string& n) { return n.find("sleep") != std::string::npos; }));
+
+  auto notCore = mpidbg::core::stacks::readCoreStacks(selfExe(), "");
+  REQUIRE_FALSE(notCore);
+  CHECK_THAT(notCore.error().message, Catch::Contains("not a core file"));
+  auto missing = mpidbg::core::stacks::readCoreStacks(dir.path() + "/no-such-core", "");
+  REQUIRE_FALSE(missing);
+  CHECK_THAT(missing.error().message, Catch::Contains("cannot open"));
 }
