@@ -70,7 +70,18 @@ CommandResult doStatus(Context& ctx, std::string_view args) {
   auto ranks = ranksOrAll(ctx, trim(args));
   if (!ranks) return CommandResult::failure(ranks.error().message);
   CommandResult result;
-  const auto views = ctx.debugger.views(*ranks);
+  auto views = ctx.debugger.views(*ranks);
+  // A rank held by gdb cannot answer; the call it is in is read from its
+  // memory through the message-queue DLL, as hang reads it.
+  core::RankSet held;
+  for (const auto& v : views)
+    if (v.info.heldByGdb && !v.info.ended()) held.insert(v.info.rank);
+  if (!held.empty()) {
+    const core::HangInput read = ctx.debugger.queueStates(held);
+    for (auto& v : views)
+      for (const auto& q : read.ranks)
+        if (q.worldRank == v.info.rank && q.error.empty() && q.call) v.heldCall = q.call;
+  }
   const auto sites = waitingCallSites(ctx, views);
   result.text = core::renderStatus(views, ctx.settings.blockedAfter, sites);
   result.data = statusJson(views, ctx.settings.blockedAfter, sites);

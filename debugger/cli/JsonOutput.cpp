@@ -60,7 +60,7 @@ nlohmann::json statusJson(const std::vector<core::RankView>& views, std::chrono:
          {"held", v.info.heldByGdb},
          {"ended", v.info.ended()},
          {"mpi_calls", answered ? nlohmann::json(s->mpiCalls) : nlohmann::json(nullptr)},
-         {"call", inCall ? callJson(*s->call) : nlohmann::json(nullptr)},
+         {"call", inCall ? callJson(*s->call) : v.heldCall ? callJson(*v.heldCall) : nlohmann::json(nullptr)},
          {"call_site", site == callSites.end() ? nlohmann::json(nullptr) : nlohmann::json(site->second)},
          {"error", v.queryError.empty() ? nlohmann::json(nullptr) : nlohmann::json(v.queryError)}});
   }

@@ -92,8 +92,9 @@ CommandResult doCollectives(Context& ctx, std::string_view args) {
 std::map<int, std::string> waitingCallSites(Context& ctx, const std::vector<core::RankView>& views) {
   core::RankSet waiting;
   for (const auto& v : views)
-    if (v.status && v.status->call && v.status->state != ccs::proto::RankState::Frozen &&
-        core::waitsLong(*v.status->call, ctx.settings.blockedAfter))
+    if ((v.status && v.status->call && v.status->state != ccs::proto::RankState::Frozen &&
+         core::waitsLong(*v.status->call, ctx.settings.blockedAfter)) ||
+        v.heldCall)
       waiting.insert(v.info.rank);
   if (waiting.empty()) return {};
   core::stacks::Symbolizer symbolizer;

@@ -24,8 +24,9 @@ CommandResult doHang(Context& ctx, std::string_view args);
 CommandResult doCollectives(Context& ctx, std::string_view args);
 
 /// Where each rank of `views` that waits (blocked or polling, per
-/// --blocked-after, and not stopped) made its call: mpiCallSites over their
-/// stacks as `where` reads them. Ranks still moving are left out, as their
+/// --blocked-after, and not stopped) or is held by gdb inside a call
+/// (RankView::heldCall) made its call: mpiCallSites over their stacks as
+/// `where` reads them. Ranks still moving are left out, as their
 /// stacks may already be elsewhere.
 std::map<int, std::string> waitingCallSites(Context& ctx, const std::vector<core::RankView>& views);
 

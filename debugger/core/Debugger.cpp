@@ -413,7 +413,7 @@ std::vector<RankView> Debugger::views(const RankSet& ranks) {
   for (auto& info : job_.snapshot()) {
     if (!ranks.empty() && !ranks.contains(info.rank)) continue;
     if (info.reachable()) reachable.push_back(info);
-    views.push_back(RankView{std::move(info), std::nullopt, {}});
+    views.push_back(RankView{std::move(info), std::nullopt, {}, std::nullopt});
   }
   Gathered gathered = gather(reachable, proto::kStatusHandler, {});
   std::map<int, proto::RankStatus> statuses;

@@ -58,7 +58,7 @@ std::string pollPhrase(const proto::MpiCall& call, const std::string& what) {
 
 std::string describeRankState(const RankView& view, std::chrono::milliseconds blockedAfter) {
   if (view.info.ended()) return view.info.describeEnd();
-  if (view.info.heldByGdb) return "stopped by gdb";
+  if (view.info.heldByGdb) return view.heldCall ? "stopped by gdb in " + describeCall(*view.heldCall) : "stopped by gdb";
   if (view.info.noRuntime) return "alive, without the runtime ('where' or 'hang' shows what it does)";
   if (!view.status) return "not responding (" + view.queryError + ")";
   const auto& s = *view.status;

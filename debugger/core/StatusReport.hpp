@@ -17,6 +17,10 @@ struct RankView {
   RankInfo info;
   std::optional<ccs::proto::RankStatus> status;
   std::string queryError;  ///< set when a reachable rank did not answer
+  /// For a rank held by gdb (its runtime cannot answer): the MPI call it
+  /// was stopped in, read from its memory through the message-queue DLL
+  /// (Debugger::queueStates), when the caller read it.
+  std::optional<ccs::proto::MpiCall> heldCall;
 };
 
 /// The collective whose calls `function` is counted with when that is not
@@ -47,7 +51,8 @@ std::string pollPhrase(const ccs::proto::MpiCall& call, const std::string& what 
 /// One phrase for a rank's state: "blocked in <call>" (inside an MPI call for
 /// at least `blockedAfter`), "polls <call> for N s" (polling that long:
 /// waitsLong), "in <call>", "running", "frozen",
-/// "finalized", "stopped by gdb", "exited with code 0", "exited with signal
+/// "finalized", "stopped by gdb" ("stopped by gdb in <call>" when
+/// RankView::heldCall is known), "exited with code 0", "exited with signal
 /// 11 (Segmentation fault)", "not responding (<why>)".
 std::string describeRankState(const RankView& view, std::chrono::milliseconds blockedAfter);
 

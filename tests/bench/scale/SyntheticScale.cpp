@@ -88,7 +88,7 @@ Broadcast broadcastStatus(core::RankChannels& channels, const std::vector<core::
   active->store(0);
   const auto treeDone = Clock::now();
   std::vector<core::RankView> views;
-  for (const auto& info : job) views.push_back(core::RankView{info, std::nullopt, {}});
+  for (const auto& info : job) views.push_back(core::RankView{info, std::nullopt, {}, std::nullopt});
   std::string text;
   if (!reply) {
     b.problem = "broadcast failed: " + reply.error().message;

@@ -132,7 +132,9 @@ case_gdb_look_releases_the_rank() {
   check_contains "$(section 'gdb 2 print rank')" '[2] $1 = 2' "print after the gdb was released" &&
   check_contains "$(section 'gdb 2 print rank*10')" '[2] $2 = 20' "value history across the release" &&
   check_contains "$(section 'gdb --keep 1 print rank')" '[1] $1 = 1' "print with --keep" &&
-  check_contains "$(section 'status [1,3]')" "[1,3] stopped by gdb" "status of ranks kept held" &&
+  check_contains "$(section 'status [1,3]')" \
+    "[1,3] stopped by gdb in MPI_Allreduce (call 1 on MPI_COMM_WORLD) at deadlock.c:21 in main" \
+    "status of ranks kept held (their MPI call read through the message-queue DLL)" &&
   check_contains "$(section 'break MPI_Send')" "Breakpoint 1: MPI_Send on [0,2]" "break on the ranks not held" &&
   check_contains "$(section 'break MPI_Send')" "Skipped ranks [1,3]: held by gdb (release with: gdb detach [1,3])" "break skips the held ranks" &&
   check_contains "$(section 'freeze')" "Skipped ranks [1,3]: held by gdb (release with: gdb detach [1,3])" "freeze skips the held ranks" &&

@@ -164,6 +164,17 @@ TEST_CASE("status names ended, gdb-held and silent ranks", "[core][report]") {
   CHECK(isSettled(crashed, 1000ms));
   CHECK(isSettled(held, 1000ms));
   CHECK_FALSE(isSettled(silent, 1000ms));
+  // The call a held rank is in, read from its memory, and where it made it.
+  mpidbg::ccs::proto::MpiCall recv;
+  recv.function = "MPI_Recv";
+  recv.peerRole = "source";
+  recv.peer = 0;
+  recv.tag = 42;
+  recv.hasTag = true;
+  recv.commName = "MPI_COMM_WORLD";
+  held.heldCall = recv;
+  CHECK(statusLine(held, 1000ms, {{2, "ring.c:9 in main"}}) ==
+        "stopped by gdb in MPI_Recv(source=0, tag=42, comm=MPI_COMM_WORLD) at ring.c:9 in main");
 }
 
 TEST_CASE("untilSettled: when the ranks could first all count as settled", "[core][report]") {
