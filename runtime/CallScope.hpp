@@ -1,6 +1,8 @@
 #pragma once
 
 #include <mpi.h>
+
+#include <climits>
 #if defined(__x86_64__)
 #include <x86intrin.h>
 #endif
@@ -19,6 +21,14 @@
 #define MPIDBG_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace mpidbg::rt {
+
+#if MPI_VERSION >= 4
+/// An MPI-4 large count as the int forms record it (and a breakpoint
+/// condition's `count` sees it): -1 past INT_MAX or below 0.
+inline int smallCount(MPI_Count count) noexcept {
+  return count >= 0 && count <= INT_MAX ? static_cast<int>(count) : -1;
+}
+#endif
 
 /// A record that is never live (liveKey kNoKey): ThreadCalls::lastComm's
 /// empty value. Defined in Control.cpp.

@@ -14,7 +14,8 @@
 // Windows (one-sided communication, issue 23 item 2) are kept in the same
 // registry, under their own handle key, with the members of the
 // communicator they were made on: MPI_Win_create, _allocate,
-// _allocate_shared and _create_dynamic are constructors on that
+// _allocate_shared and _create_dynamic (and MPI-4's large-count
+// MPI_Win_create_c, _allocate_c, _allocate_shared_c) are constructors on that
 // communicator (counted there, like MPI_Comm_dup, and given a uid the same
 // way); MPI_Win_fence and MPI_Win_free are collectives on the window,
 // counted in the Barrier class of its record, so that a rank in its k-th
@@ -406,6 +407,27 @@ MPIDBG_EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info
   return constructWindow(MpiFunction::WinAllocateShared, comm, win,
                          [&] { return PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win); });
 }
+
+#if MPI_VERSION >= 4
+// MPI-4's large-count forms (MPICH 4; only disp_unit is wider): as their int forms.
+MPIDBG_EXPORT int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                                   MPI_Win* win) {
+  return constructWindow(MpiFunction::WinCreateC, comm, win,
+                         [&] { return PMPI_Win_create_c(base, size, disp_unit, info, comm, win); });
+}
+
+MPIDBG_EXPORT int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
+                                     MPI_Win* win) {
+  return constructWindow(MpiFunction::WinAllocateC, comm, win,
+                         [&] { return PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win); });
+}
+
+MPIDBG_EXPORT int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm,
+                                            void* baseptr, MPI_Win* win) {
+  return constructWindow(MpiFunction::WinAllocateSharedC, comm, win,
+                         [&] { return PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win); });
+}
+#endif
 
 MPIDBG_EXPORT int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) {
   return constructWindow(MpiFunction::WinCreateDynamic, comm, win,

@@ -14,8 +14,10 @@ namespace mpidbg::rt {
 /// its order. The first 14 follow mqs_comm_class order, so
 /// `static_cast<int>(f) - 1` is the collective class of a blocking
 /// collective. Each is a breakpoint target (ccs/Condition.cpp, from the same
-/// table).
-enum class MpiFunction : std::uint8_t {
+/// table). Two bytes: the table has more than 255 rows. Wherever a value
+/// leaves the process it is 4 bytes wide (the exported "call.function",
+/// "op.function" and "coll.function", the name table's function_count).
+enum class MpiFunction : std::uint16_t {
   None,
 #define MPIDBG_ENUMERATOR(name, text, collClass, fields, role) name,
   MPIDBG_MPI_FUNCTIONS(MPIDBG_ENUMERATOR)

@@ -8,6 +8,8 @@
 // opened before the runtime attached counts nothing). The split
 // collectives' _end calls, the nonblocking collective forms (their requests
 // are not recorded) and MPI_File_delete (not collective) are only published.
+// MPI-4's large-count forms (MPI_File_write_all_c, ...; ROMIO in MPICH 4,
+// not Open MPI 4.1) as their int forms.
 #include <mpi.h>
 
 #include <mutex>
@@ -226,3 +228,102 @@ MPIDBG_EXPORT int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const v
   auto scope = seenOn(MpiFunction::FileIwriteAtAll, fh, count);
   return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
 }
+
+#if MPI_VERSION >= 4
+// The large-count forms: counted and published as their int forms; the count
+// a condition sees (nonblocking forms) is -1 past INT_MAX.
+using mpidbg::rt::smallCount;
+
+MPIDBG_EXPORT int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                                      MPI_Status* status) {
+  auto scope = collectiveOn(MpiFunction::FileReadAllC, fh);
+  return PMPI_File_read_all_c(fh, buf, count, datatype, status);
+}
+
+MPIDBG_EXPORT int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                                       MPI_Status* status) {
+  auto scope = collectiveOn(MpiFunction::FileWriteAllC, fh);
+  return PMPI_File_write_all_c(fh, buf, count, datatype, status);
+}
+
+MPIDBG_EXPORT int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count,
+                                         MPI_Datatype datatype, MPI_Status* status) {
+  auto scope = collectiveOn(MpiFunction::FileReadAtAllC, fh);
+  return PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
+}
+
+MPIDBG_EXPORT int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count,
+                                          MPI_Datatype datatype, MPI_Status* status) {
+  auto scope = collectiveOn(MpiFunction::FileWriteAtAllC, fh);
+  return PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
+}
+
+MPIDBG_EXPORT int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                                          MPI_Status* status) {
+  auto scope = collectiveOn(MpiFunction::FileReadOrderedC, fh);
+  return PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
+}
+
+MPIDBG_EXPORT int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                                           MPI_Status* status) {
+  auto scope = collectiveOn(MpiFunction::FileWriteOrderedC, fh);
+  return PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
+}
+
+MPIDBG_EXPORT int MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype) {
+  auto scope = collectiveOn(MpiFunction::FileReadAllBeginC, fh);
+  return PMPI_File_read_all_begin_c(fh, buf, count, datatype);
+}
+
+MPIDBG_EXPORT int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype) {
+  auto scope = collectiveOn(MpiFunction::FileWriteAllBeginC, fh);
+  return PMPI_File_write_all_begin_c(fh, buf, count, datatype);
+}
+
+MPIDBG_EXPORT int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count,
+                                               MPI_Datatype datatype) {
+  auto scope = collectiveOn(MpiFunction::FileReadAtAllBeginC, fh);
+  return PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
+}
+
+MPIDBG_EXPORT int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count,
+                                                MPI_Datatype datatype) {
+  auto scope = collectiveOn(MpiFunction::FileWriteAtAllBeginC, fh);
+  return PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
+}
+
+MPIDBG_EXPORT int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype) {
+  auto scope = collectiveOn(MpiFunction::FileReadOrderedBeginC, fh);
+  return PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
+}
+
+MPIDBG_EXPORT int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count,
+                                                 MPI_Datatype datatype) {
+  auto scope = collectiveOn(MpiFunction::FileWriteOrderedBeginC, fh);
+  return PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
+}
+
+MPIDBG_EXPORT int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
+                                       MPI_Request* request) {
+  auto scope = seenOn(MpiFunction::FileIreadAllC, fh, smallCount(count));
+  return PMPI_File_iread_all_c(fh, buf, count, datatype, request);
+}
+
+MPIDBG_EXPORT int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
+                                        MPI_Request* request) {
+  auto scope = seenOn(MpiFunction::FileIwriteAllC, fh, smallCount(count));
+  return PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
+}
+
+MPIDBG_EXPORT int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count,
+                                          MPI_Datatype datatype, MPI_Request* request) {
+  auto scope = seenOn(MpiFunction::FileIreadAtAllC, fh, smallCount(count));
+  return PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
+}
+
+MPIDBG_EXPORT int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count,
+                                           MPI_Datatype datatype, MPI_Request* request) {
+  auto scope = seenOn(MpiFunction::FileIwriteAtAllC, fh, smallCount(count));
+  return PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
+}
+#endif

@@ -358,4 +358,59 @@ MPIDBG_EXPORT int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcount
                                 request);
       });
 }
+
+// The nonblocking neighbourhood collectives' large-count forms, as their int forms.
+MPIDBG_EXPORT int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                            void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                            MPI_Request* request) {
+  return nonblocking({MpiFunction::IneighborAllgatherC, CollClass::Allgather, comm, false, -1, smallCount(sendcount),
+                      sendtype, sendbuf},
+                     request, [&] {
+                       return PMPI_Ineighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                                         comm, request);
+                     });
+}
+
+MPIDBG_EXPORT int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                             void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking({MpiFunction::IneighborAllgathervC, CollClass::Allgatherv, comm, false, -1,
+                      smallCount(sendcount), sendtype, sendbuf},
+                     request, [&] {
+                       return PMPI_Ineighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                                          recvtype, comm, request);
+                     });
+}
+
+MPIDBG_EXPORT int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                           void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                           MPI_Request* request) {
+  return nonblocking({MpiFunction::IneighborAlltoallC, CollClass::Alltoall, comm, false, -1, smallCount(sendcount),
+                      sendtype, sendbuf},
+                     request, [&] {
+                       return PMPI_Ineighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                                                        comm, request);
+                     });
+}
+
+MPIDBG_EXPORT int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                            const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                                            const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  return nonblocking({MpiFunction::IneighborAlltoallvC, CollClass::Alltoallv, comm, false, -1, -1, sendtype, sendbuf},
+                     request, [&] {
+                       return PMPI_Ineighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                                         rdispls, recvtype, comm, request);
+                     });
+}
+
+MPIDBG_EXPORT int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                            const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
+                                            const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                            const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request* request) {
+  return nonblocking({MpiFunction::IneighborAlltoallwC, CollClass::Alltoallv, comm}, request, [&] {
+    return PMPI_Ineighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                                      recvtypes, comm, request);
+  });
+}
 #endif

@@ -236,4 +236,218 @@ MPIDBG_EXPORT int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sen
   });
 }
 
+// The large-count forms, as their int forms; the count a condition and the
+// history see is -1 past INT_MAX.
+using mpidbg::rt::smallCount;
+
+MPIDBG_EXPORT int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                                   MPI_Info info, MPI_Request* request) {
+  return persistent({MpiFunction::BcastInitC, CollClass::Bcast, comm, true, root, smallCount(count), datatype, buffer},
+                    request, [&] { return PMPI_Bcast_init_c(buffer, count, datatype, root, comm, info, request); });
+}
+
+MPIDBG_EXPORT int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                       void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                       MPI_Info info, MPI_Request* request) {
+  return persistent({MpiFunction::AllgatherInitC, CollClass::Allgather, comm, false, -1, smallCount(sendcount),
+                     sendtype, sendbuf},
+                    request, [&] {
+                      return PMPI_Allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                                   info, request);
+                    });
+}
+
+MPIDBG_EXPORT int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                        void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return persistent({MpiFunction::AllgathervInitC, CollClass::Allgatherv, comm, false, -1, smallCount(sendcount),
+                     sendtype, sendbuf},
+                    request, [&] {
+                      return PMPI_Allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+                                                    recvtype, comm, info, request);
+                    });
+}
+
+MPIDBG_EXPORT int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                       MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return persistent(
+      {MpiFunction::AllreduceInitC, CollClass::Allreduce, comm, false, -1, smallCount(count), datatype, sendbuf},
+      request, [&] { return PMPI_Allreduce_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request); });
+}
+
+MPIDBG_EXPORT int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                      MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                      MPI_Request* request) {
+  return persistent({MpiFunction::AlltoallInitC, CollClass::Alltoall, comm, false, -1, smallCount(sendcount),
+                     sendtype, sendbuf},
+                    request, [&] {
+                      return PMPI_Alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm,
+                                                  info, request);
+                    });
+}
+
+MPIDBG_EXPORT int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                       MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
+                                       const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                       MPI_Request* request) {
+  return persistent({MpiFunction::AlltoallvInitC, CollClass::Alltoallv, comm, false, -1, -1, sendtype, sendbuf},
+                    request, [&] {
+                      return PMPI_Alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                                   rdispls, recvtype, comm, info, request);
+                    });
+}
+
+MPIDBG_EXPORT int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                       const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
+                                       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                       MPI_Info info, MPI_Request* request) {
+  return persistent({MpiFunction::AlltoallwInitC, CollClass::Alltoallv, comm}, request, [&] {
+    return PMPI_Alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                                 comm, info, request);
+  });
+}
+
+MPIDBG_EXPORT int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
+                                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                            MPI_Request* request) {
+  return persistent(
+      {MpiFunction::ReduceScatterInitC, CollClass::ReduceScatter, comm, false, -1, -1, datatype, sendbuf}, request,
+      [&] { return PMPI_Reduce_scatter_init_c(sendbuf, recvbuf, recvcounts, datatype, op, comm, info, request); });
+}
+
+MPIDBG_EXPORT int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
+                                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                                  MPI_Request* request) {
+  return persistent({MpiFunction::ReduceScatterBlockInitC, CollClass::ReduceScatter, comm, false, -1,
+                     smallCount(recvcount), datatype, sendbuf},
+                    request, [&] {
+                      return PMPI_Reduce_scatter_block_init_c(sendbuf, recvbuf, recvcount, datatype, op, comm, info,
+                                                              request);
+                    });
+}
+
+MPIDBG_EXPORT int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                    MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return persistent(
+      {MpiFunction::ReduceInitC, CollClass::Reduce, comm, true, root, smallCount(count), datatype, sendbuf}, request,
+      [&] { return PMPI_Reduce_init_c(sendbuf, recvbuf, count, datatype, op, root, comm, info, request); });
+}
+
+MPIDBG_EXPORT int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                    MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                    MPI_Info info, MPI_Request* request) {
+  return persistent(
+      {MpiFunction::GatherInitC, CollClass::Gather, comm, true, root, smallCount(sendcount), sendtype, sendbuf},
+      request, [&] {
+        return PMPI_Gather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info,
+                                  request);
+      });
+}
+
+MPIDBG_EXPORT int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                     const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                     int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return persistent(
+      {MpiFunction::GathervInitC, CollClass::Gatherv, comm, true, root, smallCount(sendcount), sendtype, sendbuf},
+      request, [&] {
+        return PMPI_Gatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
+                                   info, request);
+      });
+}
+
+MPIDBG_EXPORT int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                  MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return persistent({MpiFunction::ScanInitC, CollClass::Scan, comm, false, -1, smallCount(count), datatype, sendbuf},
+                    request,
+                    [&] { return PMPI_Scan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request); });
+}
+
+MPIDBG_EXPORT int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype,
+                                    MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return persistent(
+      {MpiFunction::ExscanInitC, CollClass::Scan, comm, false, -1, smallCount(count), datatype, sendbuf}, request,
+      [&] { return PMPI_Exscan_init_c(sendbuf, recvbuf, count, datatype, op, comm, info, request); });
+}
+
+MPIDBG_EXPORT int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                     MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                     MPI_Info info, MPI_Request* request) {
+  return persistent(
+      {MpiFunction::ScatterInitC, CollClass::Scatter, comm, true, root, smallCount(recvcount), recvtype, recvbuf},
+      request, [&] {
+        return PMPI_Scatter_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, info,
+                                   request);
+      });
+}
+
+MPIDBG_EXPORT int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                                      MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount,
+                                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                                      MPI_Request* request) {
+  return persistent(
+      {MpiFunction::ScattervInitC, CollClass::Scatterv, comm, true, root, smallCount(recvcount), recvtype, recvbuf},
+      request, [&] {
+        return PMPI_Scatterv_init_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm,
+                                    info, request);
+      });
+}
+
+MPIDBG_EXPORT int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                                void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                                MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return persistent({MpiFunction::NeighborAllgatherInitC, CollClass::Allgather, comm, false, -1,
+                     smallCount(sendcount), sendtype, sendbuf},
+                    request, [&] {
+                      return PMPI_Neighbor_allgather_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                                            recvtype, comm, info, request);
+                    });
+}
+
+MPIDBG_EXPORT int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                                 void* recvbuf, const MPI_Count recvcounts[],
+                                                 const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                                 MPI_Info info, MPI_Request* request) {
+  return persistent({MpiFunction::NeighborAllgathervInitC, CollClass::Allgatherv, comm, false, -1,
+                     smallCount(sendcount), sendtype, sendbuf},
+                    request, [&] {
+                      return PMPI_Neighbor_allgatherv_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                                             displs, recvtype, comm, info, request);
+                    });
+}
+
+MPIDBG_EXPORT int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                               void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                               MPI_Comm comm, MPI_Info info, MPI_Request* request) {
+  return persistent({MpiFunction::NeighborAlltoallInitC, CollClass::Alltoall, comm, false, -1,
+                     smallCount(sendcount), sendtype, sendbuf},
+                    request, [&] {
+                      return PMPI_Neighbor_alltoall_init_c(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                                           recvtype, comm, info, request);
+                    });
+}
+
+MPIDBG_EXPORT int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                                const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                                                const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                                MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                                MPI_Request* request) {
+  return persistent(
+      {MpiFunction::NeighborAlltoallvInitC, CollClass::Alltoallv, comm, false, -1, -1, sendtype, sendbuf}, request,
+      [&] {
+        return PMPI_Neighbor_alltoallv_init_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                                              recvtype, comm, info, request);
+      });
+}
+
+MPIDBG_EXPORT int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                                const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                                void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                                const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                                                MPI_Request* request) {
+  return persistent({MpiFunction::NeighborAlltoallwInitC, CollClass::Alltoallv, comm}, request, [&] {
+    return PMPI_Neighbor_alltoallw_init_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                                          recvtypes, comm, info, request);
+  });
+}
+
 #endif

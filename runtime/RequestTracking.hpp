@@ -6,7 +6,6 @@
 
 #include <mpi.h>
 
-#include <climits>
 #include <cstdint>
 #include <type_traits>
 
@@ -28,14 +27,6 @@ struct PointToPoint {
   int tag = 0;   ///< raw MPI tag
   MPI_Comm comm = MPI_COMM_NULL;
 };
-
-#if MPI_VERSION >= 4
-/// An MPI-4 large count as the int forms record it (and a breakpoint
-/// condition's `count` sees it): -1 past INT_MAX or below 0.
-inline int smallCount(MPI_Count count) noexcept {
-  return count >= 0 && count <= INT_MAX ? static_cast<int>(count) : -1;
-}
-#endif
 
 /// Records the operation `op` whose request is `request` (after the PMPI
 /// call succeeded; MPI threads). Registers the communicator if unseen.

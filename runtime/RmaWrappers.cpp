@@ -6,7 +6,8 @@
 // draws the same edges for it as for a flush (to the holder of a
 // conflicting lock the runtime saw), or names it not followed. They are
 // not counted anywhere; the requests of MPI_Rput & co. are not recorded
-// (an MPI_Wait on one says its requests are not known).
+// (an MPI_Wait on one says its requests are not known). MPI-4's large-count
+// forms (MPI_Put_c, ...) as their int forms.
 #include <mpi.h>
 
 #include "CallScope.hpp"
@@ -95,6 +96,79 @@ MPIDBG_EXPORT int MPI_Rget_accumulate(const void* origin_addr, int origin_count,
   return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
                               target_rank, target_disp, target_count, target_datatype, op, win, request);
 }
+
+#if MPI_VERSION >= 4
+// MPI-4's large-count forms (MPICH 4): published as their int forms; the
+// count a condition sees is -1 past INT_MAX.
+using mpidbg::rt::smallCount;
+
+MPIDBG_EXPORT int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                            int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                            MPI_Datatype target_datatype, MPI_Win win) {
+  auto scope = CallScope::onWindow(MpiFunction::PutC, winKey(win), target_rank, smallCount(origin_count));
+  return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                    target_datatype, win);
+}
+
+MPIDBG_EXPORT int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                            MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win) {
+  auto scope = CallScope::onWindow(MpiFunction::GetC, winKey(win), target_rank, smallCount(origin_count));
+  return PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                    target_datatype, win);
+}
+
+MPIDBG_EXPORT int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                                   int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  auto scope = CallScope::onWindow(MpiFunction::AccumulateC, winKey(win), target_rank, smallCount(origin_count));
+  return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                           target_datatype, op, win);
+}
+
+MPIDBG_EXPORT int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                                       void* result_addr, MPI_Count result_count, MPI_Datatype result_datatype,
+                                       int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                                       MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+  auto scope = CallScope::onWindow(MpiFunction::GetAccumulateC, winKey(win), target_rank, smallCount(origin_count));
+  return PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                               result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
+}
+
+MPIDBG_EXPORT int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                             int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                             MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request) {
+  auto scope = CallScope::onWindow(MpiFunction::RputC, winKey(win), target_rank, smallCount(origin_count));
+  return PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                     target_datatype, win, request);
+}
+
+MPIDBG_EXPORT int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                             MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
+                             MPI_Request* request) {
+  auto scope = CallScope::onWindow(MpiFunction::RgetC, winKey(win), target_rank, smallCount(origin_count));
+  return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                     target_datatype, win, request);
+}
+
+MPIDBG_EXPORT int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                                    int target_rank, MPI_Aint target_disp, MPI_Count target_count,
+                                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
+  auto scope = CallScope::onWindow(MpiFunction::RaccumulateC, winKey(win), target_rank, smallCount(origin_count));
+  return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                            target_datatype, op, win, request);
+}
+
+MPIDBG_EXPORT int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count,
+                                        MPI_Datatype origin_datatype, void* result_addr, MPI_Count result_count,
+                                        MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                                        MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                                        MPI_Request* request) {
+  auto scope = CallScope::onWindow(MpiFunction::RgetAccumulateC, winKey(win), target_rank, smallCount(origin_count));
+  return PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                                result_datatype, target_rank, target_disp, target_count, target_datatype, op, win,
+                                request);
+}
+#endif
 
 MPIDBG_EXPORT int MPI_Win_flush_local(int rank, MPI_Win win) {
   auto scope = CallScope::onWindow(MpiFunction::WinFlushLocal, winKey(win), rank);

@@ -282,4 +282,45 @@ MPIDBG_EXPORT int MPI_Scatterv_c(const void* sendbuf, const MPI_Count sendcounts
                                        smallCount(recvcount));
   return PMPI_Scatterv_c(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
+
+// The neighbourhood collectives' large-count forms, as their int forms.
+MPIDBG_EXPORT int MPI_Neighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                           void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  auto scope = CallScope::collectiveIn(MpiFunction::NeighborAllgatherC, CollClass::Allgather, comm, PeerRole::None,
+                                       0, smallCount(sendcount));
+  return PMPI_Neighbor_allgather_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+MPIDBG_EXPORT int MPI_Neighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                            void* recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                            MPI_Datatype recvtype, MPI_Comm comm) {
+  auto scope = CallScope::collectiveIn(MpiFunction::NeighborAllgathervC, CollClass::Allgatherv, comm,
+                                       PeerRole::None, 0, smallCount(sendcount));
+  return PMPI_Neighbor_allgatherv_c(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+}
+
+MPIDBG_EXPORT int MPI_Neighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                          void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  auto scope = CallScope::collectiveIn(MpiFunction::NeighborAlltoallC, CollClass::Alltoall, comm, PeerRole::None,
+                                       0, smallCount(sendcount));
+  return PMPI_Neighbor_alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
+
+MPIDBG_EXPORT int MPI_Neighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                           const MPI_Aint sdispls[], MPI_Datatype sendtype, void* recvbuf,
+                                           const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                           MPI_Datatype recvtype, MPI_Comm comm) {
+  auto scope = CallScope::collectiveIn(MpiFunction::NeighborAlltoallvC, CollClass::Alltoallv, comm);
+  return PMPI_Neighbor_alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                                   comm);
+}
+
+MPIDBG_EXPORT int MPI_Neighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[],
+                                           const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void* recvbuf,
+                                           const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                           const MPI_Datatype recvtypes[], MPI_Comm comm) {
+  auto scope = CallScope::collectiveIn(MpiFunction::NeighborAlltoallwC, CollClass::Alltoallv, comm);
+  return PMPI_Neighbor_alltoallw_c(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                                   comm);
+}
 #endif

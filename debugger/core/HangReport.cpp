@@ -361,7 +361,8 @@ class Analyzer {
   /// communicator or window, on the one they are made on
   /// (runtime/CommWrappers.cpp), and the collective MPI-IO calls on the
   /// file's (runtime/FileWrappers.cpp; not the split collectives' _end, the
-  /// nonblocking forms, or MPI_File_delete).
+  /// nonblocking forms, or MPI_File_delete); MPI-4's large-count forms
+  /// (MPI_Win_create_c, MPI_File_write_all_c, ...) as their int forms.
   static bool isConstructor(const std::string& function) {
     if (function.starts_with("MPI_File_"))
       return !function.ends_with("_end") && !function.starts_with("MPI_File_i") && function != "MPI_File_delete";
@@ -371,8 +372,8 @@ class Analyzer {
       return false;
     return function.starts_with("MPI_Intercomm_") || function.starts_with("MPI_Comm_") || function.starts_with("MPI_Cart_") ||
            function == "MPI_Graph_create" || function.starts_with("MPI_Dist_graph_create") ||
-           function == "MPI_Win_create" || function.starts_with("MPI_Win_allocate") ||
-           function == "MPI_Win_create_dynamic";
+           function == "MPI_Win_create" || function == "MPI_Win_create_c" ||
+           function.starts_with("MPI_Win_allocate") || function == "MPI_Win_create_dynamic";
   }
 
   void waitsOf(int rank, const Node& node) {

@@ -307,7 +307,75 @@
   X(CommConnect, "MPI_Comm_connect", None, C, No) \
   X(CommJoin, "MPI_Comm_join", None, 0, No) \
   X(CommCreateFromGroup, "MPI_Comm_create_from_group", None, 0, No) \
-  X(IntercommCreateFromGroups, "MPI_Intercomm_create_from_groups", None, 0, No)
+  X(IntercommCreateFromGroups, "MPI_Intercomm_create_from_groups", None, 0, No) \
+  /* The remaining MPI-4 large-count forms (MPI 4 libraries only: MPICH 4, not Open */ \
+  /* MPI 4.1), each as its int form: same class, fields and role, wrapped next to it. */ \
+  /* Persistent collectives: the int forms are BarrierInit.. (PersistentCollectives.cpp; */ \
+  /* MPI_Barrier_init has no count, so no _c form). */ \
+  X(BcastInitC, "MPI_Bcast_init_c", Bcast, R|N|C, No) \
+  X(AllgatherInitC, "MPI_Allgather_init_c", Allgather, N|C, No) \
+  X(AllgathervInitC, "MPI_Allgatherv_init_c", Allgatherv, N|C, No) \
+  X(AllreduceInitC, "MPI_Allreduce_init_c", Allreduce, N|C, No) \
+  X(AlltoallInitC, "MPI_Alltoall_init_c", Alltoall, N|C, No) \
+  X(AlltoallvInitC, "MPI_Alltoallv_init_c", Alltoallv, C, No) \
+  X(AlltoallwInitC, "MPI_Alltoallw_init_c", Alltoallv, C, No) \
+  X(ReduceScatterInitC, "MPI_Reduce_scatter_init_c", ReduceScatter, C, No) \
+  X(ReduceScatterBlockInitC, "MPI_Reduce_scatter_block_init_c", ReduceScatter, N|C, No) \
+  X(ReduceInitC, "MPI_Reduce_init_c", Reduce, R|N|C, No) \
+  X(GatherInitC, "MPI_Gather_init_c", Gather, R|N|C, No) \
+  X(GathervInitC, "MPI_Gatherv_init_c", Gatherv, R|N|C, No) \
+  X(ScanInitC, "MPI_Scan_init_c", Scan, N|C, No) \
+  X(ExscanInitC, "MPI_Exscan_init_c", Scan, N|C, No) \
+  X(ScatterInitC, "MPI_Scatter_init_c", Scatter, R|N|C, No) \
+  X(ScattervInitC, "MPI_Scatterv_init_c", Scatterv, R|N|C, No) \
+  /* Neighbourhood collectives: the int forms are NeighborAllgather.. (blocking, */ \
+  /* Wrappers.cpp), IneighborAllgather.. and IneighborAlltoallw (NonblockingWrappers.cpp) */ \
+  /* and NeighborAllgatherInit.. (PersistentCollectives.cpp). */ \
+  X(NeighborAllgatherC, "MPI_Neighbor_allgather_c", Allgather, N|C, No) \
+  X(NeighborAllgathervC, "MPI_Neighbor_allgatherv_c", Allgatherv, N|C, No) \
+  X(NeighborAlltoallC, "MPI_Neighbor_alltoall_c", Alltoall, N|C, No) \
+  X(NeighborAlltoallvC, "MPI_Neighbor_alltoallv_c", Alltoallv, C, No) \
+  X(NeighborAlltoallwC, "MPI_Neighbor_alltoallw_c", Alltoallv, C, No) \
+  X(IneighborAllgatherC, "MPI_Ineighbor_allgather_c", Allgather, N|C, No) \
+  X(IneighborAllgathervC, "MPI_Ineighbor_allgatherv_c", Allgatherv, N|C, No) \
+  X(IneighborAlltoallC, "MPI_Ineighbor_alltoall_c", Alltoall, N|C, No) \
+  X(IneighborAlltoallvC, "MPI_Ineighbor_alltoallv_c", Alltoallv, C, No) \
+  X(IneighborAlltoallwC, "MPI_Ineighbor_alltoallw_c", Alltoallv, C, No) \
+  X(NeighborAllgatherInitC, "MPI_Neighbor_allgather_init_c", Allgather, N|C, No) \
+  X(NeighborAllgathervInitC, "MPI_Neighbor_allgatherv_init_c", Allgatherv, N|C, No) \
+  X(NeighborAlltoallInitC, "MPI_Neighbor_alltoall_init_c", Alltoall, N|C, No) \
+  X(NeighborAlltoallvInitC, "MPI_Neighbor_alltoallv_init_c", Alltoallv, C, No) \
+  X(NeighborAlltoallwInitC, "MPI_Neighbor_alltoallw_init_c", Alltoallv, C, No) \
+  /* Window constructors: the int forms are WinCreate.. (CommWrappers.cpp). */ \
+  X(WinCreateC, "MPI_Win_create_c", None, C, No) \
+  X(WinAllocateC, "MPI_Win_allocate_c", None, C, No) \
+  X(WinAllocateSharedC, "MPI_Win_allocate_shared_c", None, C, No) \
+  /* RMA operations: the int forms are Put.. (RmaWrappers.cpp). */ \
+  X(PutC, "MPI_Put_c", None, N, No) \
+  X(GetC, "MPI_Get_c", None, N, No) \
+  X(AccumulateC, "MPI_Accumulate_c", None, N, No) \
+  X(GetAccumulateC, "MPI_Get_accumulate_c", None, N, No) \
+  X(RputC, "MPI_Rput_c", None, N, No) \
+  X(RgetC, "MPI_Rget_c", None, N, No) \
+  X(RaccumulateC, "MPI_Raccumulate_c", None, N, No) \
+  X(RgetAccumulateC, "MPI_Rget_accumulate_c", None, N, No) \
+  /* Collective MPI-IO: the int forms are FileReadAll.. (FileWrappers.cpp). */ \
+  X(FileReadAllC, "MPI_File_read_all_c", None, C, No) \
+  X(FileWriteAllC, "MPI_File_write_all_c", None, C, No) \
+  X(FileReadAtAllC, "MPI_File_read_at_all_c", None, C, No) \
+  X(FileWriteAtAllC, "MPI_File_write_at_all_c", None, C, No) \
+  X(FileReadOrderedC, "MPI_File_read_ordered_c", None, C, No) \
+  X(FileWriteOrderedC, "MPI_File_write_ordered_c", None, C, No) \
+  X(FileReadAllBeginC, "MPI_File_read_all_begin_c", None, C, No) \
+  X(FileWriteAllBeginC, "MPI_File_write_all_begin_c", None, C, No) \
+  X(FileReadAtAllBeginC, "MPI_File_read_at_all_begin_c", None, C, No) \
+  X(FileWriteAtAllBeginC, "MPI_File_write_at_all_begin_c", None, C, No) \
+  X(FileReadOrderedBeginC, "MPI_File_read_ordered_begin_c", None, C, No) \
+  X(FileWriteOrderedBeginC, "MPI_File_write_ordered_begin_c", None, C, No) \
+  X(FileIreadAllC, "MPI_File_iread_all_c", None, N|C, No) \
+  X(FileIwriteAllC, "MPI_File_iwrite_all_c", None, N|C, No) \
+  X(FileIreadAtAllC, "MPI_File_iread_at_all_c", None, N|C, No) \
+  X(FileIwriteAtAllC, "MPI_File_iwrite_at_all_c", None, N|C, No)
 
 #include <string_view>
 

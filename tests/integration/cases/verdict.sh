@@ -125,6 +125,28 @@ case_verdict_fence_skipped_by_one_rank_is_a_cycle() {
   check_not_contains "$out" "computing" "hang"
 }
 
+case_verdict_large_count_fence_skipped_by_one_rank_is_a_cycle() {
+  # fence_skip_c (issue 23 item 1): fence_skip with its window made by
+  # MPI-4's MPI_Win_allocate_c and written with MPI_Put_c. The large-count
+  # constructor registers the window as its int form does: the fence is
+  # call 2 on it and waits for rank 3; and it counts on MPI_COMM_WORLD.
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex status -ex collectives -ex hang -ex kill -- \
+    "$mpiexec" -n 4 "$verdict_hangs/fence_skip_c"
+  check_rc 0 &&
+  check_matches "$out" '^\[0-2\] blocked in MPI_Win_fence \(call 2 on win 0x[0-9a-f]+\) at fence_skip_c\.c:21 in main$' "status" &&
+  check_contains "$out" "[3] blocked in MPI_Barrier (call 1 on MPI_COMM_WORLD) at fence_skip_c.c:23 in main" "status" &&
+  check_matches "$out" 'Ranks \[0-2\] are in call 2 to MPI_Win_fence at fence_skip_c\.c:21 in main\.' "collectives" &&
+  check_contains "$out" "MPI_COMM_WORLD: collective calls issued: [0-2] 1, [3] 2" "hang (MPI_Win_allocate_c counted)" &&
+  check_contains "$out" "Deadlock: cycle 0 -> 3 -> 0" "hang" &&
+  check_not_contains "$out" "computing" "hang" || return 1
+  # MPI_Put_c is a breakpoint target with its count, as MPI_Put is.
+  run_mpidbg 120 -ex 'break MPI_Put_c if count == 1 && rank == 2' -ex run -ex 'wait 10' -ex kill -- \
+    "$mpiexec" -n 4 "$verdict_hangs/fence_skip_c"
+  check_rc 0 &&
+  check_matches "$out" '^\[2\] hit breakpoint 1: MPI_Put_c\(count=1\)' "the breakpoint" &&
+  check_not_contains "$out" "[0] hit breakpoint" "the condition"
+}
+
 case_verdict_lock_held_across_a_barrier_is_a_cycle() {
   # lock_held (issue 23 item 2): rank 1 waits in MPI_Win_lock for the
   # exclusive lock rank 0 holds (the runtime saw its MPI_Win_lock return)

@@ -163,7 +163,7 @@ TEST_CASE("the interposed function table", "[ccs][control]") {
 #define MPIDBG_ONE(name, text, collClass, fields, role) +1
   constexpr std::size_t kRows = 0 MPIDBG_MPI_FUNCTIONS(MPIDBG_ONE);
 #undef MPIDBG_ONE
-  CHECK(kRows == 240);
+  CHECK(kRows == 298);
   CHECK(functions().size() == kRows);
   REQUIRE(findFunction("MPI_Iprobe") != nullptr);
   CHECK(findFunction("MPI_Iprobe")->fields ==
@@ -185,7 +185,26 @@ TEST_CASE("the interposed function table", "[ccs][control]") {
   CHECK((findFunction("MPI_Ibcast")->fields & bit(Field::Root)) != 0);
   REQUIRE(findFunction("MPI_Comm_create_group") != nullptr);
   CHECK(findFunction("MPI_Comm_create_group")->fields == (bit(Field::Comm) | kAlways));
-  CHECK(findFunction("MPI_Put_c") == nullptr);  // not interposed
+  CHECK(findFunction("MPI_File_read_c") == nullptr);  // independent I/O: not interposed
+  // Every MPI-4 large-count form (_c) is a target as its int form is: the
+  // same arguments, the same class, the same blocking role.
+  std::size_t largeCount = 0;
+  for (const FunctionInfo& f : functions()) {
+    if (!f.name.ends_with("_c")) continue;
+    INFO(f.name);
+    ++largeCount;
+    const std::string_view intName = f.name.substr(0, f.name.size() - 2);
+    const FunctionInfo* intForm = findFunction(intName);
+    REQUIRE(intForm != nullptr);
+    CHECK(f.fields == intForm->fields);
+    CHECK(f.collClass == intForm->collClass);
+    CHECK(mpidbg::blockingRoleOf(f.name) == mpidbg::blockingRoleOf(intName));
+  }
+  CHECK(largeCount == 111);  // every communication function of MPICH 4.0 that has a _c form
+  REQUIRE(findFunction("MPI_Put_c") != nullptr);
+  CHECK(findFunction("MPI_Put_c")->fields == (bit(Field::Count) | kAlways));
+  REQUIRE(findFunction("MPI_Neighbor_alltoallw_init_c") != nullptr);
+  CHECK(findFunction("MPI_Neighbor_alltoallw_init_c")->collClass == 6);  // MPI_Alltoallv
   // MPI-4's forms count in their int form's class: large-count, persistent.
   REQUIRE(findFunction("MPI_Bcast_c") != nullptr);
   CHECK(findFunction("MPI_Bcast_c")->collClass == 1);

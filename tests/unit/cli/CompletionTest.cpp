@@ -91,12 +91,13 @@ TEST_CASE("completion: the word at the cursor, by position and command", "[cli][
       {"enable 1 ", {}},
       // break: MPI functions, entry, entry names, then "if".
       // Every interposed form: the large-count and the persistent ones too.
-      {"break MPI_Bca", {"MPI_Bcast", "MPI_Bcast_c", "MPI_Bcast_init"}},
-      {"b MPI_Allr", {"MPI_Allreduce", "MPI_Allreduce_c", "MPI_Allreduce_init"}},
+      {"break MPI_Bca", {"MPI_Bcast", "MPI_Bcast_c", "MPI_Bcast_init", "MPI_Bcast_init_c"}},
+      {"b MPI_Allr", {"MPI_Allreduce", "MPI_Allreduce_c", "MPI_Allreduce_init", "MPI_Allreduce_init_c"}},
       {"break [0-1] MPI_Ba", {"MPI_Barrier", "MPI_Barrier_init"}},
-      {"break MPI_File_write_a", {"MPI_File_write_all", "MPI_File_write_all_begin", "MPI_File_write_all_end",
-                                  "MPI_File_write_at_all", "MPI_File_write_at_all_begin",
-                                  "MPI_File_write_at_all_end"}},
+      {"break MPI_File_write_a", {"MPI_File_write_all", "MPI_File_write_all_begin", "MPI_File_write_all_begin_c",
+                                  "MPI_File_write_all_c", "MPI_File_write_all_end", "MPI_File_write_at_all",
+                                  "MPI_File_write_at_all_begin", "MPI_File_write_at_all_begin_c",
+                                  "MPI_File_write_at_all_c", "MPI_File_write_at_all_end"}},
       {"break 2 en", {"entry"}},
       {"break en", {"entry"}},
       {"break entry ", {"solver::step"}},

@@ -768,6 +768,33 @@ TEST_CASE("hang: a wait the verdict does not follow is said, never guessed", "[h
   CHECK(j["unfollowed"][0]["rank_list"] == std::vector<int>{1});
 }
 
+TEST_CASE("hang: the large-count constructors and collective MPI-IO wait as their int forms", "[hang]") {
+  // fence_skip_c's shape one call earlier: ranks 0-2 in a window
+  // constructor or a collective MPI-IO call (collective #1 on
+  // MPI_COMM_WORLD, no class), rank 3 in MPI_Barrier instead. MPI-4's _c
+  // forms are collectives on the communicator as their int forms are; the
+  // nonblocking MPI-IO forms are only seen (not followed).
+  for (const std::string fn : {"MPI_Win_create", "MPI_Win_create_c", "MPI_Win_allocate_c", "MPI_Win_allocate_shared_c",
+                               "MPI_File_write_all_c", "MPI_File_read_at_all_begin_c", "MPI_File_iwrite_all_c"}) {
+    CAPTURE(fn);
+    HangInput in;
+    in.worldSize = 4;
+    for (int r : {0, 1, 2}) in.ranks.push_back(rank(r, 4, 1, collective(fn, 0), {rec(1, fn)}));
+    in.ranks.push_back(rank(3, 4, 1, collective("MPI_Barrier", 1), {rec(1, "MPI_Barrier")}));
+    const HangVerdict v = analyzeHang(in);
+    if (fn == "MPI_File_iwrite_all_c") {
+      CHECK(v.unfollowed.size() == 3);
+      CHECK_FALSE(hasEdge(v, 0, 3));
+      continue;
+    }
+    CHECK(v.unfollowed.empty());
+    CHECK(hasEdge(v, 0, 3));
+    CHECK(hasEdge(v, 3, 0));
+    REQUIRE(v.cycles.size() == 1);
+    CHECK(v.cycles[0] == std::vector<int>{0, 3});
+  }
+}
+
 TEST_CASE("hang: a rank-dependent collective mpidbg check flagged is named where ranks wait", "[hang][check]") {
   // coll_deadlock's shape: ranks 1 and 3 in MPI_Barrier at coll_deadlock.c:19,
   // ranks 0 and 2 in MPI_Finalize; the check flagged line 19 (condition at 18).
