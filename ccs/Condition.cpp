@@ -35,7 +35,7 @@ constexpr int classIndex(NoClass) { return -1; }
 /// their one table (mpidbg/MpiFunctions.hpp), with the arguments a
 /// condition may test.
 constexpr auto kFunctions = std::to_array<FunctionInfo>({
-#define MPIDBG_TARGET(name, text, collClass, fields, role) {text, (fields) | kAlways, table::classIndex(table::collClass)},
+#define MPIDBG_TARGET(name, text, collClass, fields, role, group) {text, (fields) | kAlways, table::classIndex(table::collClass)},
     MPIDBG_MPI_FUNCTIONS(MPIDBG_TARGET)
 #undef MPIDBG_TARGET
 });

@@ -9,7 +9,7 @@ namespace {
 /// The function table's names, indexed by MpiFunction ("" for None).
 constexpr std::array<std::string_view, static_cast<std::size_t>(MpiFunction::Count_)> kNames{
     "",
-#define MPIDBG_NAME(name, text, collClass, fields, role) text,
+#define MPIDBG_NAME(name, text, collClass, fields, role, group) text,
     MPIDBG_MPI_FUNCTIONS(MPIDBG_NAME)
 #undef MPIDBG_NAME
 };

@@ -19,7 +19,7 @@ namespace mpidbg::rt {
 /// "op.function" and "coll.function", the name table's function_count).
 enum class MpiFunction : std::uint16_t {
   None,
-#define MPIDBG_ENUMERATOR(name, text, collClass, fields, role) name,
+#define MPIDBG_ENUMERATOR(name, text, collClass, fields, role, group) name,
   MPIDBG_MPI_FUNCTIONS(MPIDBG_ENUMERATOR)
 #undef MPIDBG_ENUMERATOR
   Count_

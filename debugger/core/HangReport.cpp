@@ -9,6 +9,7 @@
 
 #include "debugger/core/Grouping.hpp"
 #include "debugger/core/StatusReport.hpp"
+#include "mpidbg/MpiFunctions.hpp"
 #include "mpidbg/Text.hpp"
 
 namespace mpidbg::core {
@@ -356,33 +357,14 @@ class Analyzer {
     return any;
   }
 
-  /// True for the calls the runtime counts as collectives in no class
-  /// (collCall 0) on their communicator: those that make (or free) a
-  /// communicator or window, on the one they are made on
-  /// (runtime/CommWrappers.cpp), and the collective MPI-IO calls on the
-  /// file's (runtime/FileWrappers.cpp; not the split collectives' _end, the
-  /// nonblocking forms, or MPI_File_delete); MPI-4's large-count forms
-  /// (MPI_Win_create_c, MPI_File_write_all_c, ...) as their int forms.
-  static bool isConstructor(const std::string& function) {
-    if (function.starts_with("MPI_File_"))
-      return !function.ends_with("_end") && !function.starts_with("MPI_File_i") && function != "MPI_File_delete";
-    // Dynamic processes wait for processes outside the job: not followed.
-    if (function.starts_with("MPI_Comm_spawn") || function == "MPI_Comm_accept" || function == "MPI_Comm_connect" ||
-        function == "MPI_Comm_join")
-      return false;
-    return function.starts_with("MPI_Intercomm_") || function.starts_with("MPI_Comm_") || function.starts_with("MPI_Cart_") ||
-           function == "MPI_Graph_create" || function.starts_with("MPI_Dist_graph_create") ||
-           function == "MPI_Win_create" || function == "MPI_Win_create_c" ||
-           function.starts_with("MPI_Win_allocate") || function == "MPI_Win_create_dynamic";
-  }
-
   void waitsOf(int rank, const Node& node) {
     const proto::RankQueues& q = *node.q;
     const proto::MpiCall& call = *q.call;
     const std::string why = describeCall(call);
     const proto::CommQueues* comm = commOf(q, call.comm);
-    // The communicator calls (constructors, MPI_Comm_free) are collectives too.
-    if (call.collCall > 0 || isConstructor(call.function)) {
+    // The communicator calls (constructors, MPI_Comm_free) and the collective
+    // MPI-IO calls are collectives too (the function table's GROUP column).
+    if (call.collCall > 0 || collectiveInNoClass(call.function)) {
       if (comm) waitCollective(rank, *comm, comm->collSeq, call.function, call.peerRole == "root" ? call.peer : -1, why);
       else if (!q.comms.empty()) v_.unfollowed[rank] = why;  // a communicator it did not see made: never guessed
       return;

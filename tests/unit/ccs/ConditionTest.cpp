@@ -160,7 +160,7 @@ TEST_CASE("validation against the target's arguments", "[ccs][control]") {
 TEST_CASE("the interposed function table", "[ccs][control]") {
   // Every row of the one function table (mpidbg/MpiFunctions.hpp), which
   // runtime/CurrentCall.hpp's MpiFunction is made from too.
-#define MPIDBG_ONE(name, text, collClass, fields, role) +1
+#define MPIDBG_ONE(name, text, collClass, fields, role, group) +1
   constexpr std::size_t kRows = 0 MPIDBG_MPI_FUNCTIONS(MPIDBG_ONE);
 #undef MPIDBG_ONE
   CHECK(kRows == 298);
@@ -199,7 +199,23 @@ TEST_CASE("the interposed function table", "[ccs][control]") {
     CHECK(f.fields == intForm->fields);
     CHECK(f.collClass == intForm->collClass);
     CHECK(mpidbg::blockingRoleOf(f.name) == mpidbg::blockingRoleOf(intName));
+    CHECK(mpidbg::collectiveInNoClass(f.name) == mpidbg::collectiveInNoClass(intName));
   }
+  // The GROUP column: collective over the communicator's group, counted in
+  // no class (constructors, frees, collective MPI-IO); not the dynamic
+  // processes, not the split collectives' _end or the nonblocking MPI-IO.
+  static_assert(mpidbg::collectiveInNoClass("MPI_Comm_dup"));
+  static_assert(mpidbg::collectiveInNoClass("MPI_Comm_free"));
+  static_assert(mpidbg::collectiveInNoClass("MPI_Win_allocate_shared_c"));
+  static_assert(mpidbg::collectiveInNoClass("MPI_File_write_at_all_begin"));
+  static_assert(mpidbg::collectiveInNoClass("MPI_Intercomm_merge"));
+  static_assert(!mpidbg::collectiveInNoClass("MPI_File_write_at_all_end"));
+  static_assert(!mpidbg::collectiveInNoClass("MPI_File_iwrite_all"));
+  static_assert(!mpidbg::collectiveInNoClass("MPI_File_delete"));
+  static_assert(!mpidbg::collectiveInNoClass("MPI_Comm_spawn"));
+  static_assert(!mpidbg::collectiveInNoClass("MPI_Win_fence"));  // counted in its window's Barrier class
+  static_assert(!mpidbg::collectiveInNoClass("MPI_Allreduce"));
+  static_assert(!mpidbg::collectiveInNoClass("MPI_Not_a_function"));
   CHECK(largeCount == 111);  // every communication function of MPICH 4.0 that has a _c form
   REQUIRE(findFunction("MPI_Put_c") != nullptr);
   CHECK(findFunction("MPI_Put_c")->fields == (bit(Field::Count) | kAlways));
