@@ -15,11 +15,11 @@ namespace mpidbg::ccs::cond {
 
 namespace {
 
-constexpr std::array<std::string_view, kFieldCount> kFieldNames = {"dest",  "source", "tag",  "root",
-                                                                   "count", "comm",   "rank", "size"};
+constexpr std::array<std::string_view, kFieldCount> kFieldNames = {"dest",  "source", "tag",  "root",  "count",
+                                                                   "comm",  "rank",   "size", "target"};
 
 constexpr FieldSet D = bit(Field::Dest), S = bit(Field::Source), T = bit(Field::Tag), R = bit(Field::Root),
-                   N = bit(Field::Count), C = bit(Field::Comm);
+                   N = bit(Field::Count), C = bit(Field::Comm), G = bit(Field::Target);
 
 /// The CLASS column of the function table as FunctionInfo::collClass: the
 /// table names a proto::CollClass enumerator or None.
@@ -80,7 +80,7 @@ bool clauseHolds(const Clause& c, const CallArgs& args) noexcept {
 }
 
 void appendPeer(std::string& out, Field f, std::int64_t v) {
-  if ((f == Field::Dest || f == Field::Source) && v == -2) out += "MPI_PROC_NULL";
+  if ((f == Field::Dest || f == Field::Source || f == Field::Target) && v == -2) out += "MPI_PROC_NULL";
   else if (f == Field::Source && v == -1) out += "MPI_ANY_SOURCE";
   else if (f == Field::Tag && v == -1) out += "MPI_ANY_TAG";
   else out += std::to_string(v);
@@ -347,7 +347,7 @@ std::string describeCall(std::string_view function, const CallArgs& args, std::s
   std::string out(function);
   out += '(';
   bool first = true;
-  for (Field f : {Field::Dest, Field::Source, Field::Tag, Field::Root, Field::Count, Field::Comm}) {
+  for (Field f : {Field::Dest, Field::Source, Field::Target, Field::Tag, Field::Root, Field::Count, Field::Comm}) {
     if (!(args.has & bit(f))) continue;
     if (!first) out += ", ";
     first = false;

@@ -44,8 +44,10 @@ inline constexpr std::size_t kMaxClauses = 64;
 inline constexpr int kMaxDepth = 16;
 
 /// What a clause can test.
-enum class Field : std::uint8_t { Dest, Source, Tag, Root, Count, Comm, Rank, Size };
-inline constexpr std::size_t kFieldCount = 8;
+/// Target: the rank of a window's group that a one-sided call (MPI_Put, ...)
+/// or a lock or flush names.
+enum class Field : std::uint8_t { Dest, Source, Tag, Root, Count, Comm, Rank, Size, Target };
+inline constexpr std::size_t kFieldCount = 9;
 
 /// "dest", "source", ... (the spelling in conditions and call descriptions).
 std::string_view fieldName(Field f) noexcept;
@@ -156,7 +158,7 @@ class Condition {
 };
 
 /// "MPI_Bcast(root=0, count=16, comm=MPI_COMM_WORLD)": the function and the
-/// present arguments among dest, source, tag, root, count, comm, in that
+/// present arguments among dest, source, target, tag, root, count, comm, in that
 /// order, with -1/-2 peers and tags spelled MPI_ANY_SOURCE, MPI_ANY_TAG,
 /// MPI_PROC_NULL and comm shown as `commName`.
 std::string describeCall(std::string_view function, const CallArgs& args, std::string_view commName);

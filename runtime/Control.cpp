@@ -67,7 +67,7 @@ cond::CallArgs argsOf(Runtime& rt, const MpiCallRecord& call, std::int64_t count
     case PeerRole::Dest: a.value[static_cast<std::size_t>(F::Dest)] = call.peer; break;
     case PeerRole::Source: a.value[static_cast<std::size_t>(F::Source)] = call.peer; break;
     case PeerRole::Root: a.value[static_cast<std::size_t>(F::Root)] = call.peer; break;
-    case PeerRole::Target:  // not a condition field (the window calls have none)
+    case PeerRole::Target: a.value[static_cast<std::size_t>(F::Target)] = call.peer; break;
     case PeerRole::None: break;
   }
   if (call.function == MpiFunction::Sendrecv || call.function == MpiFunction::SendrecvReplace)

@@ -45,8 +45,9 @@ std::string_view functionName(MpiFunction f) noexcept;
 const char* functionNameTable() noexcept;
 
 /// Which argument MpiCallRecord::peer is.
-/// Target: the locked or flushed rank of a window's group (MPI_Win_lock,
-/// _unlock, _flush, _flush_local).
+/// Target: the rank of a window's group a one-sided call names (MPI_Put,
+/// MPI_Get, ...), or the locked or flushed one (MPI_Win_lock, _unlock,
+/// _flush, _flush_local); a breakpoint condition's `target`.
 enum class PeerRole : std::uint8_t { None, Source, Dest, Root, Target };
 
 /// "source", "dest", "root", "target", or empty for None (the wire spelling of

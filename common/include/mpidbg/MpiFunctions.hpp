@@ -11,7 +11,8 @@
 // once per function, in MpiFunction order (after None). FIELDS are the arguments a
 // breakpoint condition may test besides rank and size, as a |-expression
 // over D (dest), S (source), T (tag), R (root), N (count: elements, or
-// requests for the MPI_Wait*/MPI_Test* arrays) and C (comm), or 0; only the
+// requests for the MPI_Wait*/MPI_Test* arrays), C (comm) and G (target: the
+// rank of a window's group a one-sided call, lock or flush names), or 0; only the
 // condition language expands it, so those letters need no definition
 // elsewhere. Only the first 14 rows' order carries meaning (collClassOf);
 // readers find any other function through the exported name table.
@@ -153,11 +154,11 @@
   /* Passive and generalized active target synchronisation: seen (status, break); */ \
   /* lock, unlock and flush wait for an exclusive holder the runtime saw, the PSCW */ \
   /* calls draw no wait-for edges yet (the verdict names them "not followed"). */ \
-  X(WinLock, "MPI_Win_lock", None, 0, No, No) \
-  X(WinUnlock, "MPI_Win_unlock", None, 0, No, No) \
+  X(WinLock, "MPI_Win_lock", None, G, No, No) \
+  X(WinUnlock, "MPI_Win_unlock", None, G, No, No) \
   X(WinLockAll, "MPI_Win_lock_all", None, 0, No, No) \
   X(WinUnlockAll, "MPI_Win_unlock_all", None, 0, No, No) \
-  X(WinFlush, "MPI_Win_flush", None, 0, No, No) \
+  X(WinFlush, "MPI_Win_flush", None, G, No, No) \
   X(WinFlushAll, "MPI_Win_flush_all", None, 0, No, No) \
   X(WinStart, "MPI_Win_start", None, 0, No, No) \
   X(WinComplete, "MPI_Win_complete", None, 0, No, No) \
@@ -258,17 +259,17 @@
   /* RMA operations and the remaining synchronisation calls (RmaWrappers.cpp): seen on */ \
   /* their window with the target rank (status, break); they draw wait-for edges as */ \
   /* MPI_Win_flush does (a lock holder the runtime saw), else are named not followed. */ \
-  X(Put, "MPI_Put", None, N, No, No) \
-  X(Get, "MPI_Get", None, N, No, No) \
-  X(Accumulate, "MPI_Accumulate", None, N, No, No) \
-  X(GetAccumulate, "MPI_Get_accumulate", None, N, No, No) \
-  X(FetchAndOp, "MPI_Fetch_and_op", None, 0, No, No) \
-  X(CompareAndSwap, "MPI_Compare_and_swap", None, 0, No, No) \
-  X(Rput, "MPI_Rput", None, N, No, No) \
-  X(Rget, "MPI_Rget", None, N, No, No) \
-  X(Raccumulate, "MPI_Raccumulate", None, N, No, No) \
-  X(RgetAccumulate, "MPI_Rget_accumulate", None, N, No, No) \
-  X(WinFlushLocal, "MPI_Win_flush_local", None, 0, No, No) \
+  X(Put, "MPI_Put", None, G|N, No, No) \
+  X(Get, "MPI_Get", None, G|N, No, No) \
+  X(Accumulate, "MPI_Accumulate", None, G|N, No, No) \
+  X(GetAccumulate, "MPI_Get_accumulate", None, G|N, No, No) \
+  X(FetchAndOp, "MPI_Fetch_and_op", None, G, No, No) \
+  X(CompareAndSwap, "MPI_Compare_and_swap", None, G, No, No) \
+  X(Rput, "MPI_Rput", None, G|N, No, No) \
+  X(Rget, "MPI_Rget", None, G|N, No, No) \
+  X(Raccumulate, "MPI_Raccumulate", None, G|N, No, No) \
+  X(RgetAccumulate, "MPI_Rget_accumulate", None, G|N, No, No) \
+  X(WinFlushLocal, "MPI_Win_flush_local", None, G, No, No) \
   X(WinFlushLocalAll, "MPI_Win_flush_local_all", None, 0, No, No) \
   X(WinSync, "MPI_Win_sync", None, 0, No, No) \
   X(WinTest, "MPI_Win_test", None, 0, No, No) \
@@ -361,14 +362,14 @@
   X(WinAllocateC, "MPI_Win_allocate_c", None, C, No, Group) \
   X(WinAllocateSharedC, "MPI_Win_allocate_shared_c", None, C, No, Group) \
   /* RMA operations: the int forms are Put.. (RmaWrappers.cpp). */ \
-  X(PutC, "MPI_Put_c", None, N, No, No) \
-  X(GetC, "MPI_Get_c", None, N, No, No) \
-  X(AccumulateC, "MPI_Accumulate_c", None, N, No, No) \
-  X(GetAccumulateC, "MPI_Get_accumulate_c", None, N, No, No) \
-  X(RputC, "MPI_Rput_c", None, N, No, No) \
-  X(RgetC, "MPI_Rget_c", None, N, No, No) \
-  X(RaccumulateC, "MPI_Raccumulate_c", None, N, No, No) \
-  X(RgetAccumulateC, "MPI_Rget_accumulate_c", None, N, No, No) \
+  X(PutC, "MPI_Put_c", None, G|N, No, No) \
+  X(GetC, "MPI_Get_c", None, G|N, No, No) \
+  X(AccumulateC, "MPI_Accumulate_c", None, G|N, No, No) \
+  X(GetAccumulateC, "MPI_Get_accumulate_c", None, G|N, No, No) \
+  X(RputC, "MPI_Rput_c", None, G|N, No, No) \
+  X(RgetC, "MPI_Rget_c", None, G|N, No, No) \
+  X(RaccumulateC, "MPI_Raccumulate_c", None, G|N, No, No) \
+  X(RgetAccumulateC, "MPI_Rget_accumulate_c", None, G|N, No, No) \
   /* Collective MPI-IO: the int forms are FileReadAll.. (FileWrappers.cpp). */ \
   X(FileReadAllC, "MPI_File_read_all_c", None, C, No, Group) \
   X(FileWriteAllC, "MPI_File_write_all_c", None, C, No, Group) \

@@ -139,11 +139,12 @@ case_verdict_large_count_fence_skipped_by_one_rank_is_a_cycle() {
   check_contains "$out" "MPI_COMM_WORLD: collective calls issued: [0-2] 1, [3] 2" "hang (MPI_Win_allocate_c counted)" &&
   check_contains "$out" "Deadlock: cycle 0 -> 3 -> 0" "hang" &&
   check_not_contains "$out" "computing" "hang" || return 1
-  # MPI_Put_c is a breakpoint target with its count, as MPI_Put is.
-  run_mpidbg 120 -ex 'break MPI_Put_c if count == 1 && rank == 2' -ex run -ex 'wait 10' -ex kill -- \
+  # MPI_Put_c is a breakpoint target with its target and count, as MPI_Put
+  # is: only rank 2 puts into rank 3's window.
+  run_mpidbg 120 -ex 'break MPI_Put_c if target == 3 && count == 1' -ex run -ex 'wait 10' -ex kill -- \
     "$mpiexec" -n 4 "$verdict_hangs/fence_skip_c"
   check_rc 0 &&
-  check_matches "$out" '^\[2\] hit breakpoint 1: MPI_Put_c\(count=1\)' "the breakpoint" &&
+  check_matches "$out" '^\[2\] hit breakpoint 1: MPI_Put_c\(target=3, count=1\)' "the breakpoint" &&
   check_not_contains "$out" "[0] hit breakpoint" "the condition"
 }
 
@@ -161,8 +162,8 @@ case_verdict_lock_held_across_a_barrier_is_a_cycle() {
   # The RMA operations are seen too: a breakpoint on MPI_Put stops rank 0 there.
   run_mpidbg 120 -ex 'break MPI_Put' -ex run -ex 'wait 10' -ex status -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/lock_held"
   check_rc 0 &&
-  check_contains "$out" "[0] hit breakpoint 1: MPI_Put(count=1)" "break MPI_Put" &&
-  check_contains "$(section status)" "[0] stopped at breakpoint 1 at MPI_Put(count=1)" "status at the breakpoint"
+  check_contains "$out" "[0] hit breakpoint 1: MPI_Put(target=2, count=1)" "break MPI_Put (its target named)" &&
+  check_contains "$(section status)" "[0] stopped at breakpoint 1 at MPI_Put(target=2, count=1)" "status at the breakpoint"
 }
 
 case_verdict_pscw_wait_is_named_not_guessed() {

@@ -218,7 +218,15 @@ TEST_CASE("the interposed function table", "[ccs][control]") {
   static_assert(!mpidbg::collectiveInNoClass("MPI_Not_a_function"));
   CHECK(largeCount == 111);  // every communication function of MPICH 4.0 that has a _c form
   REQUIRE(findFunction("MPI_Put_c") != nullptr);
-  CHECK(findFunction("MPI_Put_c")->fields == (bit(Field::Count) | kAlways));
+  CHECK(findFunction("MPI_Put_c")->fields == (bit(Field::Target) | bit(Field::Count) | kAlways));
+  // The target of one-sided calls, locks and flushes (not of lock_all or a fence).
+  REQUIRE(findFunction("MPI_Win_lock") != nullptr);
+  CHECK(findFunction("MPI_Win_lock")->fields == (bit(Field::Target) | kAlways));
+  CHECK(findFunction("MPI_Win_lock_all")->fields == kAlways);
+  CHECK(findFunction("MPI_Fetch_and_op")->fields == (bit(Field::Target) | kAlways));
+  CHECK(Condition::parse("target == 1")->validateFor("MPI_Get").has_value());
+  CHECK(Condition::parse("target == 1")->validateFor("MPI_Send").error().message ==
+        "MPI_Send has no argument 'target' (it has dest, tag, count, comm, rank, size)");
   REQUIRE(findFunction("MPI_Neighbor_alltoallw_init_c") != nullptr);
   CHECK(findFunction("MPI_Neighbor_alltoallw_init_c")->collClass == 6);  // MPI_Alltoallv
   // MPI-4's forms count in their int form's class: large-count, persistent.
