@@ -2,10 +2,10 @@
 
 // The decision log of record and replay (issue 11): per rank, the outcomes
 // of message matching an MPI program cannot control, in the order the rank
-// saw them. Written by the runtime (runtime/Record.cpp) while recording,
-// read by it to replay, and by the front end for `info record` and
-// `mpidbg record dump`. Header-only: the runtime and the front end share it
-// without a library between them. Links zlib (crc32).
+// saw them. Written by the runtime (runtime/RecordLog.cpp) while recording,
+// read by it to replay (runtime/ReplayCursor.cpp) and by the front end for
+// `info record` and `mpidbg record dump`. Header-only: the runtime and the
+// front end share it without a library between them. Links zlib (crc32).
 //
 // File format (all integers little-endian; "varint" is unsigned LEB128):
 //

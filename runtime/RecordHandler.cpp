@@ -1,0 +1,45 @@
+// `info record` (Record.hpp recordInfo, registerRecordHandler): this rank's
+// record/replay state read from RecordState.hpp.
+#include <span>
+#include <vector>
+
+#include "Guarded.hpp"
+#include "RecordState.hpp"
+#include "Runtime.hpp"
+#include "ccs/Server.hpp"
+
+namespace mpidbg::rt {
+
+ccs::proto::RecordInfo recordInfo(std::int32_t rank) {
+  rec::Decisions& d = rec::state();
+  std::lock_guard lock(d.mutex);
+  ccs::proto::RecordInfo info;
+  info.rank = rank;
+  info.recording = d.log.active();
+  info.recordPath = d.log.path();
+  info.recorded = d.log.decisions();
+  info.recordBytes = d.log.bytes();
+  info.byKind = d.log.countsByKind();
+  info.replaying = d.cursor.replaying();
+  info.replayPath = d.cursor.path();
+  info.replayed = d.cursor.replayed();
+  info.replayTotal = d.cursor.total();
+  info.replayComplete = d.cursor.complete();
+  info.diverged = d.cursor.diverged();
+  return info;
+}
+
+void registerRecordHandler(ccs::Server& server, Runtime& runtime) {
+  Runtime* rt = &runtime;
+  server.addHandler(std::string(ccs::proto::kRecordHandler),
+                    guardedWith(
+                        [rt](const ccs::Request&) -> ccs::HandlerResult {
+                          const ccs::proto::RecordInfo info = recordInfo(rt->rank());
+                          const std::string text =
+                              ccs::proto::encode(std::span<const ccs::proto::RecordInfo>(&info, 1));
+                          return std::vector<std::uint8_t>(text.begin(), text.end());
+                        },
+                        [](const std::string& message) -> ccs::HandlerResult { return fail(message); }));
+}
+
+}  // namespace mpidbg::rt
