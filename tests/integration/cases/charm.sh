@@ -141,7 +141,10 @@ case_charm_abort_freezes_the_pe_and_is_named() {
   check_rc 0 &&
   check_contains "$out" "[1] aborted (frozen by Charm++'s debug mode): CkMigratable 'Cell' aborting: [1] Array element at index 2 aborting: cell 2 lost the token in round 3" "the abort notice (its message joined)" &&
   check_matches "$(section status)" '^\[1\] aborted \(frozen\): .*cell 2 lost the token in round 3$' "status" &&
-  check_contains "$(section 'where 1')" "Cell::pass > ArrayElement::CmiAbort" "where 1 (into the entry method that aborted)" &&
+  # gdb's pcs are symbolized as the runtime's captures are: C++ frames by their
+  # DWARF names, parameter types included.
+  check_contains "$(section 'where 1')" "Cell::pass(int, double) > ArrayElement::CmiAbort(char const*, ...) const" \
+    "where 1 (into the entry method that aborted)" &&
   check_contains "$(section kill)" "Killed the program." "kill"
 }
 
