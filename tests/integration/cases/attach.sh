@@ -75,8 +75,13 @@ case_attach_hung_job_verdict_stacks_detach_and_again() {
 case_attach_freeze_then_leave_job_resumes_and_finishes() {
   # The job computes for 8 s; the debugger freezes every rank wherever it is
   # and leaves without continuing them: the ranks must resume by themselves.
+  # 'freeze --now' returns once each rank took the request; each rank's stop
+  # event follows, and 'wait' returns at the first one (CI sim 38: ranks
+  # [0-1] stopped, rank 2 still on its way): one 'wait' per rank, and once
+  # every rank is frozen 'wait' returns at once.
   start_listening_job "$work/spin.attach" -n 3 "$examples/spin" 8 || { stop_listening_job; return 1; }
-  run_mpidbg 120 attach --json "$work/spin.attach" -ex 'freeze --now all' -ex 'wait 10' -ex status
+  run_mpidbg 120 attach --json "$work/spin.attach" -ex 'freeze --now all' -ex 'wait 10' -ex 'wait 10' -ex 'wait 10' \
+    -ex status
   check_rc 0 &&
   json_check '
 check(events[0]["event"] == "attached" and events[0]["rank_list"] == [0, 1, 2] and events[0]["size"] == 3,
