@@ -396,44 +396,45 @@ namespace mpidbg {
 /// (the table's ROLE column).
 enum class BlockingRole { No, Send, SyncSend, Recv };
 
+/// What the table says of one function beyond its name, for lookups by name.
+struct MpiFunctionFacts {
+  std::string_view name;  ///< "MPI_Send"
+  BlockingRole role;      ///< the ROLE column
+  bool group;             ///< the GROUP column: Group
+};
+
+#define MPIDBG_GROUP_Group true
+#define MPIDBG_GROUP_No false
+#define MPIDBG_FACTS_ROW(enumerator, text, collClass, fields, role, group) \
+  MpiFunctionFacts{text, BlockingRole::role, MPIDBG_GROUP_##group},
+/// Every row of the table, in its order.
+inline constexpr MpiFunctionFacts kMpiFunctionFacts[] = {MPIDBG_MPI_FUNCTIONS(MPIDBG_FACTS_ROW)};
+#undef MPIDBG_FACTS_ROW
+#undef MPIDBG_GROUP_No
+#undef MPIDBG_GROUP_Group
+
+/// The row of the MPI function called `name`, or nullptr for a name not in
+/// the table.
+constexpr const MpiFunctionFacts* mpiFunctionFacts(std::string_view name) noexcept {
+  for (const MpiFunctionFacts& row : kMpiFunctionFacts)
+    if (row.name == name) return &row;
+  return nullptr;
+}
+
 /// True when the MPI function called `name` is collective over its
 /// communicator's group though counted in no class (the table's GROUP
 /// column: MPI_Comm_dup, MPI_Win_create_c, MPI_File_write_all, ...); false
 /// for a name not in the table.
 constexpr bool collectiveInNoClass(std::string_view name) noexcept {
-  struct Row {
-    std::string_view name;
-    bool group;
-  };
-  constexpr Row rows[] = {
-#define MPIDBG_GROUP_ROW(enumerator, text, collClass, fields, role, group) {text, MPIDBG_GROUP_##group},
-#define MPIDBG_GROUP_Group true
-#define MPIDBG_GROUP_No false
-      MPIDBG_MPI_FUNCTIONS(MPIDBG_GROUP_ROW)
-#undef MPIDBG_GROUP_No
-#undef MPIDBG_GROUP_Group
-#undef MPIDBG_GROUP_ROW
-  };
-  for (const Row& row : rows)
-    if (row.name == name) return row.group;
-  return false;
+  const MpiFunctionFacts* row = mpiFunctionFacts(name);
+  return row != nullptr && row->group;
 }
 
 /// The ROLE of the MPI function called `name` ("MPI_Send_c" -> Send);
 /// No for a name not in the table.
 constexpr BlockingRole blockingRoleOf(std::string_view name) noexcept {
-  struct Row {
-    std::string_view name;
-    BlockingRole role;
-  };
-  constexpr Row rows[] = {
-#define MPIDBG_ROLE_ROW(enumerator, text, collClass, fields, role, group) {text, BlockingRole::role},
-      MPIDBG_MPI_FUNCTIONS(MPIDBG_ROLE_ROW)
-#undef MPIDBG_ROLE_ROW
-  };
-  for (const Row& row : rows)
-    if (row.name == name) return row.role;
-  return BlockingRole::No;
+  const MpiFunctionFacts* row = mpiFunctionFacts(name);
+  return row != nullptr ? row->role : BlockingRole::No;
 }
 
 }  // namespace mpidbg
