@@ -2,8 +2,6 @@
 
 #include <unistd.h>
 
-#include <charconv>
-
 #include "debugger/gdbmi/ChildProcess.hpp"
 #include "mpidbg/Text.hpp"
 
@@ -88,10 +86,7 @@ std::uint64_t programCounterOf(std::string_view line) {
   line = trim(line.substr(i));
   if (!line.starts_with("0x")) return 0;
   const std::size_t end = line.find(' ');
-  const std::string_view digits = line.substr(2, end == std::string_view::npos ? std::string_view::npos : end - 2);
-  std::uint64_t pc = 0;
-  const auto [stop, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), pc, 16);
-  return ec == std::errc() && stop == digits.data() + digits.size() ? pc : 0;
+  return parseHex(line.substr(2, end == std::string_view::npos ? std::string_view::npos : end - 2)).value_or(0);
 }
 
 }  // namespace

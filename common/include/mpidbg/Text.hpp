@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +25,16 @@ inline std::string hexText(std::uint64_t value) {
   char text[24];
   std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(value));
   return text;
+}
+
+/// The whole of `text` read as hexadecimal digits, without a 0x prefix
+/// ("7f3c1b2e" -> 0x7f3c1b2e); nullopt when empty, not all hex digits, or
+/// past 64 bits.
+inline std::optional<std::uint64_t> parseHex(std::string_view text) {
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, 16);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
 }
 
 /// One byte as 0x and two lower-case hex digits ("0x05"), for messages about

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "debugger/core/mqs/CoreFile.hpp"
+#include "mpidbg/ProcMaps.hpp"
 
 namespace mpidbg::core::mqs {
 
@@ -23,13 +24,6 @@ struct BaseMapping {
   std::string path;      ///< name to report
   std::string openPath;  ///< where to read it
 };
-
-std::optional<std::uint64_t> parseHex(std::string_view text) {
-  std::uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, 16);
-  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
-  return value;
-}
 
 bool worthOpening(const std::string& path) {
   return path.starts_with("/") && !path.starts_with("/dev/") && !path.starts_with("/proc/") &&
@@ -90,20 +84,10 @@ Expected<SymbolSource> SymbolSource::fromProcess(pid_t pid) {
   std::vector<BaseMapping> bases;
   std::string line;
   while (std::getline(maps, line)) {
-    // start-end perms offset dev inode path
-    std::istringstream fields(line);
-    std::string range, perms, offset, dev, inode;
-    if (!(fields >> range >> perms >> offset >> dev >> inode)) continue;
-    std::string path;
-    std::getline(fields >> std::ws, path);
-    const auto fileOffset = parseHex(offset);
-    const auto start = parseHex(std::string_view(range).substr(0, range.find('-')));
-    if (path.empty() || !fileOffset || *fileOffset != 0 || !start) continue;
-    BaseMapping base{*start, path, path};
-    if (constexpr std::string_view kDeleted = " (deleted)"; path.ends_with(kDeleted)) {
-      base.path = path.substr(0, path.size() - kDeleted.size());
-      base.openPath = fmt::format("/proc/{}/map_files/{}", pid, range);
-    }
+    const auto m = parseMapsLine(line);
+    if (!m || m->fileOffset != 0) continue;
+    BaseMapping base{m->start, m->path, m->path};
+    if (m->deleted) base.openPath = fmt::format("/proc/{}/map_files/{}", pid, m->range);
     bases.push_back(std::move(base));
   }
   if (bases.empty()) return fail(fmt::format("{} lists no mapped files", mapsPath));

@@ -6,55 +6,16 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <map>
 #include <optional>
 #include <sstream>
 
+#include "mpidbg/ProcMaps.hpp"
 #include "mpidbg/ScopedFd.hpp"
 
 namespace mpidbg::core::stacks {
-
-namespace {
-
-std::optional<std::uint64_t> parseHex(std::string_view text) {
-  std::uint64_t value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, 16);
-  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return value;
-}
-
-/// One line of /proc/PID/maps.
-struct MapsLine {
-  std::uint64_t start = 0, end = 0, fileOffset = 0;
-  bool executable = false;
-  std::string path;
-};
-
-std::optional<MapsLine> parseLine(const std::string& line) {
-  std::istringstream fields(line);
-  std::string range, perms, offset, dev, inode;
-  if (!(fields >> range >> perms >> offset >> dev >> inode)) return std::nullopt;
-  MapsLine m;
-  std::getline(fields >> std::ws, m.path);
-  const std::size_t dash = range.find('-');
-  if (dash == std::string::npos) return std::nullopt;
-  const auto start = parseHex(std::string_view(range).substr(0, dash));
-  const auto end = parseHex(std::string_view(range).substr(dash + 1));
-  const auto fileOffset = parseHex(offset);
-  if (!start || !end || !fileOffset || m.path.empty()) return std::nullopt;
-  if (constexpr std::string_view kDeleted = " (deleted)"; m.path.ends_with(kDeleted))
-    m.path.resize(m.path.size() - kDeleted.size());
-  m.start = *start;
-  m.end = *end;
-  m.fileOffset = *fileOffset;
-  m.executable = perms.size() >= 3 && perms[2] == 'x';
-  return m;
-}
-
-}  // namespace
 
 Expected<std::uint64_t> firstLoadAddressOf(const std::string& path) {
   ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
@@ -93,7 +54,7 @@ ProcessModules ProcessModules::parse(std::string_view maps, const FirstLoadAddre
   while (pos < maps.size()) {
     std::size_t nl = maps.find('\n', pos);
     if (nl == std::string_view::npos) nl = maps.size();
-    if (auto line = parseLine(std::string(maps.substr(pos, nl - pos)))) lines.push_back(std::move(*line));
+    if (auto line = parseMapsLine(maps.substr(pos, nl - pos))) lines.push_back(std::move(*line));
     pos = nl + 1;
   }
   ProcessModules out;
