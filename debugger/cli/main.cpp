@@ -80,9 +80,10 @@ std::map<int, std::string> coreCallSites(const std::vector<ccs::proto::RankQueue
   for (const auto& q : ranks) {
     if (!q.source.starts_with("core:") || q.worldRank < 0) continue;
     const std::string path = q.source.substr(5);
-    auto file = core::mqs::CoreFile::open(path);
-    auto executable = file ? (*file)->executable() : Expected<std::string>(std::unexpected(file.error()));
-    auto read = core::stacks::readCoreStacks(path, executable ? *executable : std::string());
+    std::string executable;  // empty: the one libdwfl finds in the core
+    if (auto file = core::mqs::CoreFile::open(path))
+      if (auto named = (*file)->executable()) executable = *named;
+    auto read = core::stacks::readCoreStacks(path, executable);
     if (!read) {
       std::cerr << "note: " << path << ": no call site (its stacks could not be read: " << read.error().message
                 << ")\n";

@@ -79,7 +79,7 @@ bool machineryThread(const GdbThread& thread, const std::vector<stacks::SymbolFr
   if (thread.number == 1) return false;  // gdb's thread 1 is the main thread
   std::vector<std::optional<stacks::ObjectRole>> roles;
   for (const stacks::SymbolFrame& f : frames) {
-    if (f.module.empty() || f.module.starts_with("[")) roles.emplace_back();
+    if (f.module.empty()) roles.emplace_back();
     else roles.emplace_back(stacks::objectRole(f.module));
   }
   return machineryThread(roles);

@@ -29,7 +29,12 @@ constexpr std::size_t kMaxFrames = 256;
 struct Unwind {
   Dwfl* dwfl = nullptr;
   ccs::proto::RankStacks stacks;
-  std::map<Dwfl_Module*, std::int32_t> moduleIndex;
+  /// Each module met so far: its index in stacks.modules and its load bias.
+  struct Module {
+    std::int32_t index = -1;
+    Dwarf_Addr bias = 0;
+  };
+  std::map<Dwfl_Module*, Module> modules;
   std::size_t thread = 0;  ///< index in stacks.threads of the thread being unwound
 };
 
@@ -44,19 +49,21 @@ ccs::proto::StackFrame frameOf(Unwind& u, Dwarf_Addr pc, bool exact) {
   // A return address may be one past its call's function: look up pc - 1.
   Dwfl_Module* module = dwfl_addrmodule(u.dwfl, exact || pc == 0 ? pc : pc - 1);
   if (!module) return frame;
-  Dwarf_Addr bias = 0;
-  const bool haveFile = dwfl_module_getelf(module, &bias) != nullptr;
-  auto [it, fresh] = u.moduleIndex.try_emplace(module, static_cast<std::int32_t>(u.stacks.modules.size()));
-  Dwarf_Addr low = 0;
-  const char* mainFile = nullptr;
-  const char* name = dwfl_module_info(module, nullptr, &low, nullptr, nullptr, nullptr, &mainFile, nullptr);
-  // The module is named by its file's path once libdwfl found the file
-  // (its own name is only the base name).
-  if (fresh) u.stacks.modules.push_back({mainFile ? mainFile : (name ? name : "??"), ""});
-  // Without the file the bias is the module's lowest address.
-  if (!haveFile) bias = low;
-  frame.module = it->second;
-  frame.offset = pc - bias;
+  auto [it, fresh] = u.modules.try_emplace(module);
+  if (fresh) {
+    // The module is named by its file's path once libdwfl found the file
+    // (its own name is only the base name); without the file, the bias is
+    // the module's lowest address.
+    Dwarf_Addr bias = 0;
+    const bool haveFile = dwfl_module_getelf(module, &bias) != nullptr;
+    Dwarf_Addr low = 0;
+    const char* mainFile = nullptr;
+    const char* name = dwfl_module_info(module, nullptr, &low, nullptr, nullptr, nullptr, &mainFile, nullptr);
+    it->second = {static_cast<std::int32_t>(u.stacks.modules.size()), haveFile ? bias : low};
+    u.stacks.modules.push_back({mainFile ? mainFile : (name ? name : "??"), ""});
+  }
+  frame.module = it->second.index;
+  frame.offset = pc - it->second.bias;
   return frame;
 }
 
