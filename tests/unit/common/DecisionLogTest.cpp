@@ -8,6 +8,7 @@
 
 #include "ccs/RecordProtocol.hpp"
 #include "debugger/core/RecordFiles.hpp"
+#include "DecisionBuilders.hpp"
 #include "mpidbg/DecisionLog.hpp"
 
 using namespace mpidbg;
@@ -16,43 +17,7 @@ using record::DecisionKind;
 
 namespace {
 
-Decision matchOf(DecisionKind kind, int source, int tag) {
-  Decision d;
-  d.kind = kind;
-  d.matched = true;
-  d.source = source;
-  d.tag = tag;
-  return d;
-}
-
-Decision flagOf(DecisionKind kind, bool flag) {
-  Decision d;
-  d.kind = kind;
-  d.flag = flag;
-  return d;
-}
-
-Decision indexOf(DecisionKind kind, std::int64_t index, bool flag = false) {
-  Decision d;
-  d.kind = kind;
-  d.index = index;
-  d.flag = flag;
-  return d;
-}
-
-Decision someOf(DecisionKind kind, std::vector<std::int32_t> indices, bool undefined = false) {
-  Decision d;
-  d.kind = kind;
-  d.indices = std::move(indices);
-  d.someUndefined = undefined;
-  return d;
-}
-
-Decision irecvOf(std::int64_t ordinal, int source, int tag) {
-  Decision d = matchOf(DecisionKind::IrecvMatch, source, tag);
-  d.index = ordinal;
-  return d;
-}
+using namespace decision_builders;
 
 std::string encodeAll(const std::vector<Decision>& decisions, bool finish = true, int rank = 2, int size = 4) {
   record::Encoder e(rank, size);

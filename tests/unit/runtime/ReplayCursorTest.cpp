@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "../common/DecisionBuilders.hpp"
 #include "mpidbg/DecisionLog.hpp"
 #include "runtime/ReplayCursor.hpp"
 
@@ -17,43 +18,7 @@ using mpidbg::record::Decision;
 using mpidbg::record::DecisionKind;
 using mpidbg::rt::ReplayCursor;
 using mpidbg::rt::ReplayStep;
-
-Decision matched(DecisionKind kind, int source, int tag) {
-  Decision d;
-  d.kind = kind;
-  d.matched = true;
-  d.source = source;
-  d.tag = tag;
-  return d;
-}
-
-Decision flagged(DecisionKind kind, bool flag, std::int64_t index = -1) {
-  Decision d;
-  d.kind = kind;
-  d.flag = flag;
-  d.index = index;
-  return d;
-}
-
-Decision indexed(DecisionKind kind, std::int64_t index) {
-  Decision d;
-  d.kind = kind;
-  d.index = index;
-  return d;
-}
-
-Decision some(DecisionKind kind, std::vector<std::int32_t> indices) {
-  Decision d;
-  d.kind = kind;
-  d.indices = std::move(indices);
-  return d;
-}
-
-Decision irecv(std::int64_t ordinal, int source, int tag) {
-  Decision d = matched(DecisionKind::IrecvMatch, source, tag);
-  d.index = ordinal;
-  return d;
-}
+using namespace decision_builders;
 
 /// The log of `decisions` as rank 1 of 3 would write it; `finished`: with
 /// its end marker (else cut short).
@@ -77,13 +42,13 @@ TEST_CASE("ReplayCursor hands out the recorded decisions in order", "[runtime][r
   // MPI_Irecv matches between them (taken out of the sequence), then one of
   // each other kind.
   const std::vector<Decision> recorded = {
-      matched(DecisionKind::RecvMatch, 2, 7),  matched(DecisionKind::RecvMatch, 2, 7),
-      irecv(0, 1, 3),                          matched(DecisionKind::RecvMatch, 2, 7),
-      matched(DecisionKind::ProbeMatch, 0, 1), flagged(DecisionKind::Iprobe, false),
-      flagged(DecisionKind::Test, true),       flagged(DecisionKind::Testall, false),
-      indexed(DecisionKind::Waitany, 4),       indexed(DecisionKind::Waitany, -1),
-      flagged(DecisionKind::Testany, true, 2), irecv(1, 0, 9),
-      some(DecisionKind::Waitsome, {0, 3}),    some(DecisionKind::Testsome, {}),
+      matchOf(DecisionKind::RecvMatch, 2, 7),  matchOf(DecisionKind::RecvMatch, 2, 7),
+      irecvOf(0, 1, 3),                          matchOf(DecisionKind::RecvMatch, 2, 7),
+      matchOf(DecisionKind::ProbeMatch, 0, 1), flagOf(DecisionKind::Iprobe, false),
+      flagOf(DecisionKind::Test, true),       flagOf(DecisionKind::Testall, false),
+      indexOf(DecisionKind::Waitany, 4),       indexOf(DecisionKind::Waitany, -1),
+      indexOf(DecisionKind::Testany, 2, true), irecvOf(1, 0, 9),
+      someOf(DecisionKind::Waitsome, {0, 3}),    someOf(DecisionKind::Testsome, {}),
   };
   ReplayCursor cursor = cursorOf(logOf(recorded));
   REQUIRE(cursor.replaying());
@@ -108,7 +73,7 @@ TEST_CASE("ReplayCursor hands out the recorded decisions in order", "[runtime][r
 }
 
 TEST_CASE("ReplayCursor diverges when the log cannot answer the call", "[runtime][replay]") {
-  const std::vector<Decision> two = {matched(DecisionKind::RecvMatch, 0, 5), flagged(DecisionKind::Test, false)};
+  const std::vector<Decision> two = {matchOf(DecisionKind::RecvMatch, 0, 5), flagOf(DecisionKind::Test, false)};
   struct Case {
     const char* name;
     std::string bytes;
@@ -199,8 +164,8 @@ TEST_CASE("ReplayCursor answers nothing before replay starts", "[runtime][replay
 TEST_CASE("ReplayCursor looks wildcard MPI_Irecv matches up by ordinal", "[runtime][replay]") {
   // Matches are recorded when the receives complete: out of ordinal order,
   // some never (ordinal 1 was freed or never completed).
-  const std::vector<Decision> recorded = {flagged(DecisionKind::Test, false), irecv(2, 3, 8),
-                                          flagged(DecisionKind::Test, true), irecv(0, 1, 4)};
+  const std::vector<Decision> recorded = {flagOf(DecisionKind::Test, false), irecvOf(2, 3, 8),
+                                          flagOf(DecisionKind::Test, true), irecvOf(0, 1, 4)};
   ReplayCursor cursor = cursorOf(logOf(recorded));
   struct Lookup {
     std::int64_t ordinal;
@@ -208,10 +173,10 @@ TEST_CASE("ReplayCursor looks wildcard MPI_Irecv matches up by ordinal", "[runti
     std::uint64_t replayedAfter;
   };
   const std::vector<Lookup> lookups = {
-      {0, irecv(0, 1, 4), 1},
+      {0, irecvOf(0, 1, 4), 1},
       {1, std::nullopt, 1},  // not recorded: the receive runs as the program asked, no divergence
-      {2, irecv(2, 3, 8), 2},
-      {2, irecv(2, 3, 8), 3},  // a lookup, not a consumption
+      {2, irecvOf(2, 3, 8), 2},
+      {2, irecvOf(2, 3, 8), 3},  // a lookup, not a consumption
       {7, std::nullopt, 3},
       {-1, std::nullopt, 3},
   };
