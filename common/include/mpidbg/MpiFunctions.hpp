@@ -388,6 +388,7 @@
   X(FileIreadAtAllC, "MPI_File_iread_at_all_c", None, N|C, No, No) \
   X(FileIwriteAtAllC, "MPI_File_iwrite_at_all_c", None, N|C, No, No)
 
+#include <optional>
 #include <string_view>
 
 namespace mpidbg {
@@ -413,12 +414,13 @@ inline constexpr MpiFunctionFacts kMpiFunctionFacts[] = {MPIDBG_MPI_FUNCTIONS(MP
 #undef MPIDBG_GROUP_No
 #undef MPIDBG_GROUP_Group
 
-/// The row of the MPI function called `name`, or nullptr for a name not in
-/// the table.
-constexpr const MpiFunctionFacts* mpiFunctionFacts(std::string_view name) noexcept {
+/// The row of the MPI function called `name`, or nullopt for a name not in
+/// the table. By value: GCC's -fsanitize=null makes comparing a pointer into
+/// the table with nullptr non-constant, and these are used at compile time.
+constexpr std::optional<MpiFunctionFacts> mpiFunctionFacts(std::string_view name) noexcept {
   for (const MpiFunctionFacts& row : kMpiFunctionFacts)
-    if (row.name == name) return &row;
-  return nullptr;
+    if (row.name == name) return row;
+  return std::nullopt;
 }
 
 /// True when the MPI function called `name` is collective over its
@@ -426,15 +428,15 @@ constexpr const MpiFunctionFacts* mpiFunctionFacts(std::string_view name) noexce
 /// column: MPI_Comm_dup, MPI_Win_create_c, MPI_File_write_all, ...); false
 /// for a name not in the table.
 constexpr bool collectiveInNoClass(std::string_view name) noexcept {
-  const MpiFunctionFacts* row = mpiFunctionFacts(name);
-  return row != nullptr && row->group;
+  const std::optional<MpiFunctionFacts> row = mpiFunctionFacts(name);
+  return row.has_value() && row->group;
 }
 
 /// The ROLE of the MPI function called `name` ("MPI_Send_c" -> Send);
 /// No for a name not in the table.
 constexpr BlockingRole blockingRoleOf(std::string_view name) noexcept {
-  const MpiFunctionFacts* row = mpiFunctionFacts(name);
-  return row != nullptr ? row->role : BlockingRole::No;
+  const std::optional<MpiFunctionFacts> row = mpiFunctionFacts(name);
+  return row.has_value() ? row->role : BlockingRole::No;
 }
 
 }  // namespace mpidbg
