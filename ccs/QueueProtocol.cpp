@@ -221,7 +221,34 @@ Expected<RankQueues> rankQueuesFrom(const Record& r) {
     MPIDBG_TRY_ASSIGN(exclusive, r.integer<int>(h + "excl"));
     l.exclusive = exclusive != 0;
     MPIDBG_TRY_ASSIGN(l.call, r.integer<std::uint64_t>(h + "call"));
+    if (r.has(h + "granted")) {
+      int granted = 1;
+      MPIDBG_TRY_ASSIGN(granted, r.integer<int>(h + "granted"));
+      l.granted = granted != 0;
+    }
     q.locks.push_back(l);
+  }
+
+  n = 0;
+  if (r.has("epochs")) MPIDBG_TRY_ASSIGN(n, listLength(r, "epochs"));
+  if (n > kMaxWindowEpochs)
+    return fail("key 'epochs' claims " + std::to_string(n) + " epoch rows (at most " +
+                std::to_string(kMaxWindowEpochs) + ")");
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string h = "epoch." + std::to_string(i) + ".";
+    WindowEpoch e;
+    MPIDBG_TRY_ASSIGN(e.win, r.integer<std::uint64_t>(h + "win"));
+    MPIDBG_TRY_ASSIGN(e.peer, r.integer<std::int32_t>(h + "peer"));
+    MPIDBG_TRY_ASSIGN(e.started, r.integer<std::uint64_t>(h + "started"));
+    MPIDBG_TRY_ASSIGN(e.completed, r.integer<std::uint64_t>(h + "completed"));
+    MPIDBG_TRY_ASSIGN(e.posted, r.integer<std::uint64_t>(h + "posted"));
+    MPIDBG_TRY_ASSIGN(e.waited, r.integer<std::uint64_t>(h + "waited"));
+    int flag = 0;
+    MPIDBG_TRY_ASSIGN(flag, r.integer<int>(h + "access"));
+    e.access = flag != 0;
+    MPIDBG_TRY_ASSIGN(flag, r.integer<int>(h + "exposure"));
+    e.exposure = flag != 0;
+    q.epochs.push_back(e);
   }
 
   n = 0;
@@ -321,6 +348,22 @@ std::string encode(const RankQueues& q) {
       putInt(w, h + "target", l.target);
       putInt(w, h + "excl", l.exclusive ? 1 : 0);
       putInt(w, h + "call", l.call);
+      if (!l.granted) putInt(w, h + "granted", 0);
+    }
+  }
+  if (!q.epochs.empty()) {
+    putInt(w, "epochs", q.epochs.size());
+    for (std::size_t i = 0; i < q.epochs.size(); ++i) {
+      const WindowEpoch& e = q.epochs[i];
+      const std::string h = "epoch." + std::to_string(i) + ".";
+      putHex(w, h + "win", e.win);
+      putInt(w, h + "peer", e.peer);
+      putInt(w, h + "started", e.started);
+      putInt(w, h + "completed", e.completed);
+      putInt(w, h + "posted", e.posted);
+      putInt(w, h + "waited", e.waited);
+      putInt(w, h + "access", e.access ? 1 : 0);
+      putInt(w, h + "exposure", e.exposure ? 1 : 0);
     }
   }
   if (!q.messages.empty()) {

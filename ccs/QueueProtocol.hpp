@@ -76,17 +76,45 @@ struct WildcardMatch {
 /// How many wildcard matches a rank keeps (the most recent ones).
 inline constexpr std::size_t kWildcardMatches = 16;
 
-/// A passive-target lock this rank holds, or asked for and has not yet
-/// released (MPI_Win_lock returned, MPI_Win_unlock not yet returned): the
-/// hang verdict's "waits for the rank that holds the lock".
+/// A passive-target lock this rank holds (MPI_Win_lock returned,
+/// MPI_Win_unlock not yet returned), or asks for (inside MPI_Win_lock): the
+/// hang verdict's "waits for the rank that holds the lock", and whether the
+/// waiter's request conflicts with a shared lock.
 struct WindowLock {
   std::uint64_t win = 0;     ///< the window's handle value (its entry in `comms`)
   std::int32_t target = -1;  ///< the locked rank of the window's group; -1 every rank (MPI_Win_lock_all)
   bool exclusive = false;    ///< MPI_LOCK_EXCLUSIVE (MPI_Win_lock_all: shared)
   std::uint64_t call = 0;    ///< the rank's MPI call number of the MPI_Win_lock
+  /// False while the rank is inside the MPI_Win_lock that asks for it.
+  bool granted = true;
 };
 /// How many locks a rank reports (the oldest ones past that are dropped).
 inline constexpr std::size_t kMaxWindowLocks = 256;
+
+/// One rank's generalized active-target (PSCW) synchronisation with one peer
+/// of one window, as its runtime counted it (runtime/WindowEpochs.hpp): how
+/// many access epochs it opened to the peer (MPI_Win_start with the peer in
+/// its group) and closed (MPI_Win_complete, counted on entry: the call is
+/// made), and how many exposure epochs it opened to the peer (MPI_Win_post)
+/// and ended (MPI_Win_wait or a successful MPI_Win_test returned). The hang
+/// verdict matches an origin's k-th access epoch to a target with the
+/// target's k-th exposure epoch to it (MPI 4.0 §12.5.2): an origin in
+/// MPI_Win_start or _complete whose target has posted fewer epochs to it
+/// waits for that target; a target in MPI_Win_wait whose origin has
+/// completed fewer epochs than it posted waits for that origin.
+struct WindowEpoch {
+  std::uint64_t win = 0;       ///< the window's handle value (its entry in `comms`)
+  std::int32_t peer = -1;      ///< the peer, rank in the window's group
+  std::uint64_t started = 0;   ///< access epochs opened to `peer`
+  std::uint64_t completed = 0; ///< of those, closed (MPI_Win_complete entered)
+  std::uint64_t posted = 0;    ///< exposure epochs opened to `peer`
+  std::uint64_t waited = 0;    ///< of those, ended (MPI_Win_wait returned)
+  bool access = false;         ///< `peer` is in the open access epoch's group
+  bool exposure = false;       ///< `peer` is in the open exposure epoch's group
+};
+/// How many (window, peer) rows a rank reports (the oldest windows' rows past
+/// that are dropped).
+inline constexpr std::size_t kMaxWindowEpochs = 1024;
 
 /// What one rank sent to, or received from, one peer with one tag on one
 /// communicator, as its runtime counted them (runtime/MessageLedger.hpp):
@@ -136,8 +164,11 @@ struct RankQueues {
   std::vector<CollRecord> history;  ///< recent collectives, oldest first
   /// Recent wildcard matches, oldest first (CCS only; empty from memory).
   std::vector<WildcardMatch> wildcards;
-  /// Passive-target locks held (CCS only; empty from memory).
+  /// Passive-target locks held or asked for (CCS only; empty from memory).
   std::vector<WindowLock> locks;
+  /// PSCW epochs per window and peer (CCS only; empty from memory and from
+  /// runtimes before session 23).
+  std::vector<WindowEpoch> epochs;
   /// Messages sent and received per communicator, peer and tag (CCS only;
   /// empty from memory and from runtimes before session 19).
   std::vector<MessageCount> messages;
@@ -178,7 +209,12 @@ struct RankQueues {
 ///                                   wild.i.function, wild.i.tag, wild.i.source,
 ///                                   wild.i.mtag, wild.i.call
 ///     locks=N                       optional; then per lock i: lock.i.win (hex),
-///                                   lock.i.target, lock.i.excl (0/1), lock.i.call
+///                                   lock.i.target, lock.i.excl (0/1), lock.i.call,
+///                                   lock.i.granted (0/1, optional: 1)
+///     epochs=N                      optional; then per row i: epoch.i.win (hex),
+///                                   epoch.i.peer, epoch.i.started, epoch.i.completed,
+///                                   epoch.i.posted, epoch.i.waited, epoch.i.access
+///                                   (0/1), epoch.i.exposure (0/1)
 ///     msgs=N                        optional; then per count i: msg.i.comm (hex),
 ///                                   msg.i.peer, msg.i.tag, msg.i.sent,
 ///                                   msg.i.recvd, msg.i.function (optional)

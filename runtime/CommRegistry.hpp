@@ -31,6 +31,10 @@ inline std::uint64_t handleKey(Handle h) noexcept {
 
 /// A communicator handle as the wire carries it (handleKey).
 inline std::uint64_t commKey(MPI_Comm comm) noexcept { return handleKey(comm); }
+/// The handle key of a window (handleKey): MPICH's window handles and
+/// communicator handles differ in their kind bits, Open MPI's are distinct
+/// objects, so a window never takes a communicator's key.
+inline std::uint64_t winKey(MPI_Win win) noexcept { return handleKey(win); }
 
 /// What the registry stores about a communicator besides its counters.
 struct CommInfo {

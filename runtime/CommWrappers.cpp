@@ -20,8 +20,7 @@
 // way); MPI_Win_fence and MPI_Win_free are collectives on the window,
 // counted in the Barrier class of its record, so that a rank in its k-th
 // fence waits for the members not yet there, as in a barrier. The passive
-// and generalized active target calls are published as calls on the window
-// (status, break) without counting.
+// and generalized active target calls are in WindowSyncWrappers.cpp.
 #include <mpi.h>
 
 #include <array>
@@ -36,6 +35,7 @@
 using mpidbg::rt::CallScope;
 using mpidbg::rt::MpiFunction;
 using mpidbg::rt::Runtime;
+using mpidbg::rt::winKey;
 
 namespace {
 
@@ -344,11 +344,6 @@ MPIDBG_EXPORT int MPI_Intercomm_create_from_groups(MPI_Group local_group, int lo
 
 namespace {
 
-/// The handle key of a window (handleKey): MPICH's window handles and
-/// communicator handles differ in their kind bits, Open MPI's are distinct
-/// objects, so a window never takes a communicator's key.
-std::uint64_t winKey(MPI_Win win) noexcept { return mpidbg::rt::handleKey(win); }
-
 /// One window constructor `function` on `comm`: counted as a collective on
 /// `comm` around `pmpi` (which fills `*win`), then the window is registered
 /// under its handle key with comm's members, the name "win 0x..." and a
@@ -369,23 +364,6 @@ int constructWindow(MpiFunction function, MPI_Comm comm, MPI_Win* win, Pmpi pmpi
   info.name = name.data();
   rt->comms().add(winKey(*win), info);
   return rc;
-}
-
-/// The rank's lock table (WindowLocks) after MPI_Win_lock/_lock_all and
-/// MPI_Win_unlock/_unlock_all returned; `target` -1 for the _all forms.
-void noteLock(std::uint64_t win, int target, bool exclusive) noexcept {
-  if (Runtime* rt = Runtime::attached()) try {
-      rt->windowLocks().lock(win, target, exclusive, rt->mpiCalls());
-    } catch (...) {
-      // Out of memory: the verdict will not see this lock.
-    }
-}
-
-void noteUnlock(std::uint64_t win, int target) noexcept {
-  if (Runtime* rt = Runtime::attached()) try {
-      rt->windowLocks().unlock(win, target);
-    } catch (...) {
-    }
 }
 
 }  // namespace
@@ -447,6 +425,7 @@ MPIDBG_EXPORT int MPI_Win_free(MPI_Win* win) {
     rt->comms().remove(key);
     try {
       rt->windowLocks().forget(key);
+      rt->windowEpochs().forget(key);
     } catch (...) {
     }
   }
@@ -457,62 +436,4 @@ MPIDBG_EXPORT int MPI_Win_set_name(MPI_Win win, const char* win_name) {
   const int rc = PMPI_Win_set_name(win, win_name);
   if (Runtime* rt = Runtime::attached(); rt && rc == MPI_SUCCESS && win_name) rt->comms().rename(winKey(win), win_name);
   return rc;
-}
-
-MPIDBG_EXPORT int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
-  auto scope = CallScope::onWindow(MpiFunction::WinLock, winKey(win), rank);
-  const int rc = PMPI_Win_lock(lock_type, rank, assert, win);
-  if (rc == MPI_SUCCESS) noteLock(winKey(win), rank, lock_type == MPI_LOCK_EXCLUSIVE);
-  return rc;
-}
-
-MPIDBG_EXPORT int MPI_Win_unlock(int rank, MPI_Win win) {
-  auto scope = CallScope::onWindow(MpiFunction::WinUnlock, winKey(win), rank);
-  const int rc = PMPI_Win_unlock(rank, win);
-  if (rc == MPI_SUCCESS) noteUnlock(winKey(win), rank);
-  return rc;
-}
-
-MPIDBG_EXPORT int MPI_Win_lock_all(int assert, MPI_Win win) {
-  auto scope = CallScope::onWindow(MpiFunction::WinLockAll, winKey(win));
-  const int rc = PMPI_Win_lock_all(assert, win);
-  if (rc == MPI_SUCCESS) noteLock(winKey(win), -1, false);
-  return rc;
-}
-
-MPIDBG_EXPORT int MPI_Win_unlock_all(MPI_Win win) {
-  auto scope = CallScope::onWindow(MpiFunction::WinUnlockAll, winKey(win));
-  const int rc = PMPI_Win_unlock_all(win);
-  if (rc == MPI_SUCCESS) noteUnlock(winKey(win), -1);
-  return rc;
-}
-
-MPIDBG_EXPORT int MPI_Win_flush(int rank, MPI_Win win) {
-  auto scope = CallScope::onWindow(MpiFunction::WinFlush, winKey(win), rank);
-  return PMPI_Win_flush(rank, win);
-}
-
-MPIDBG_EXPORT int MPI_Win_flush_all(MPI_Win win) {
-  auto scope = CallScope::onWindow(MpiFunction::WinFlushAll, winKey(win));
-  return PMPI_Win_flush_all(win);
-}
-
-MPIDBG_EXPORT int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
-  auto scope = CallScope::onWindow(MpiFunction::WinStart, winKey(win));
-  return PMPI_Win_start(group, assert, win);
-}
-
-MPIDBG_EXPORT int MPI_Win_complete(MPI_Win win) {
-  auto scope = CallScope::onWindow(MpiFunction::WinComplete, winKey(win));
-  return PMPI_Win_complete(win);
-}
-
-MPIDBG_EXPORT int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
-  auto scope = CallScope::onWindow(MpiFunction::WinPost, winKey(win));
-  return PMPI_Win_post(group, assert, win);
-}
-
-MPIDBG_EXPORT int MPI_Win_wait(MPI_Win win) {
-  auto scope = CallScope::onWindow(MpiFunction::WinWait, winKey(win));
-  return PMPI_Win_wait(win);
 }

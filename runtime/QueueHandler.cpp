@@ -120,6 +120,7 @@ proto::RankQueues queuesOf(Runtime& rt) {
   q.history = rt.history().snapshot();
   q.wildcards = rt.wildcards().snapshot();
   q.locks = rt.windowLocks().snapshot();
+  q.epochs = rt.windowEpochs().snapshot();
   q.messages = gMessages.snapshot(&q.messagesPartial);
   return q;
 }

@@ -1,6 +1,6 @@
 // One-sided communication operations (MPI_Put, MPI_Get, the accumulates,
-// their request-based forms) and the synchronisation calls not in
-// CommWrappers.cpp (MPI_Win_flush_local*, MPI_Win_sync, MPI_Win_test). Each
+// their request-based forms) and the synchronisation calls that neither wait
+// for another rank nor open an epoch (MPI_Win_flush_local*, MPI_Win_sync). Each
 // is published as a call on its window, with the target rank when it has
 // one, like MPI_Win_flush: `status` and `break` see it, and the verdict
 // draws the same edges for it as for a flush (to the holder of a
@@ -15,11 +15,7 @@
 using mpidbg::rt::CallScope;
 using mpidbg::rt::MpiFunction;
 
-namespace {
-
-std::uint64_t winKey(MPI_Win win) noexcept { return mpidbg::rt::handleKey(win); }
-
-}  // namespace
+using mpidbg::rt::winKey;
 
 MPIDBG_EXPORT int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                           MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
@@ -183,9 +179,4 @@ MPIDBG_EXPORT int MPI_Win_flush_local_all(MPI_Win win) {
 MPIDBG_EXPORT int MPI_Win_sync(MPI_Win win) {
   auto scope = CallScope::onWindow(MpiFunction::WinSync, winKey(win));
   return PMPI_Win_sync(win);
-}
-
-MPIDBG_EXPORT int MPI_Win_test(MPI_Win win, int* flag) {
-  auto scope = CallScope::onWindow(MpiFunction::WinTest, winKey(win));
-  return PMPI_Win_test(win, flag);
 }

@@ -14,6 +14,7 @@
 #include "OpTable.hpp"
 #include "PollWatch.hpp"
 #include "WildcardLog.hpp"
+#include "WindowEpochs.hpp"
 #include "WindowLocks.hpp"
 #include "ccs/RankProtocol.hpp"
 #include "ccs/Forwarder.hpp"
@@ -115,6 +116,8 @@ class Runtime {
   CollHistory& history() noexcept { return history_; }
   WildcardLog& wildcards() noexcept { return wildcards_; }
   WindowLocks& windowLocks() noexcept { return windowLocks_; }
+  /// The PSCW epochs this rank opened (the PSCW wrappers write them).
+  WindowEpochs& windowEpochs() noexcept { return windowEpochs_; }
   /// The rank's MPI_Test* streak (polling).
   PollWatch& polls() noexcept { return polls_; }
   EventChannel& events() noexcept { return events_; }
@@ -198,6 +201,7 @@ class Runtime {
   CollHistory& history_;
   WildcardLog wildcards_;
   WindowLocks windowLocks_;
+  WindowEpochs windowEpochs_;
   PollWatch polls_;
   EventChannel events_;
   std::unique_ptr<ccs::Server> server_;

@@ -220,7 +220,21 @@ Json queuesToJson(const core::HangInput& input) {
     }
     Json locks = Json::array();
     for (const auto& l : q.locks)
-      locks.push_back({{"window", hexText(l.win)}, {"target", l.target}, {"exclusive", l.exclusive}, {"call", l.call}});
+      locks.push_back({{"window", hexText(l.win)},
+                       {"target", l.target},
+                       {"exclusive", l.exclusive},
+                       {"call", l.call},
+                       {"granted", l.granted}});
+    Json epochs = Json::array();
+    for (const auto& e : q.epochs)
+      epochs.push_back({{"window", hexText(e.win)},
+                        {"peer", e.peer},
+                        {"started", e.started},
+                        {"completed", e.completed},
+                        {"posted", e.posted},
+                        {"waited", e.waited},
+                        {"access", e.access},
+                        {"exposure", e.exposure}});
     ranks.push_back({{"rank", q.worldRank},
                      {"source", q.source},
                      {"phase", std::string(ccs::proto::phaseName(q.phase))},
@@ -228,6 +242,7 @@ Json queuesToJson(const core::HangInput& input) {
                      {"frames", q.frames},
                      {"error", q.error},
                      {"locks", std::move(locks)},
+                     {"epochs", std::move(epochs)},
                      {"comms", std::move(comms)}});
   }
   Json ended = Json::array();

@@ -94,6 +94,8 @@ class Analyzer {
                 bool receive);
   void waitSelf(int rank, const proto::CommQueues& comm, int peer, const std::string& why, bool receive);
   bool waitLockHolders(int rank, const proto::RankQueues& q, const proto::MpiCall& call, const std::string& why);
+  bool waitEpochPeers(int rank, const proto::RankQueues& q, const proto::MpiCall& call, bool access,
+                      const std::string& why);
   void waitsOf(int rank, const Node& node);
   bool counterpartPosted(int rank, const proto::CommQueues& comm, int peer, int tag, bool receive);
 

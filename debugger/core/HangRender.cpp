@@ -164,7 +164,7 @@ std::string renderHang(const HangVerdict& v) {
   for (const auto& g : groupByText(v.unfollowed)) {
     const bool one = g.ranks.size() == 1;
     const char* what = g.text.starts_with("MPI_Win_")
-                           ? ", a synchronisation the verdict does not follow (PSCW epochs; locks and flushes whose lock holder it did not see)"
+                           ? ", a synchronisation the verdict does not follow (a lock, flush or PSCW epoch whose other side it did not see)"
                            : ", a call whose waits the verdict does not follow";
     out += "Not followed: " + describeRanks(g.ranks) + (one ? " waits" : " wait") + " in " + g.text + what +
            ": whom " + (one ? "it waits" : "they wait") + " for is unknown.\n";
@@ -230,9 +230,20 @@ std::string renderQueues(const std::vector<proto::RankQueues>& ranks, const std:
     }
     for (const proto::WindowLock& l : q.locks) {
       const proto::CommQueues* win = detail::commOf(q, l.win);
-      text += std::string("holds ") + (l.exclusive ? "an exclusive" : "a shared") + " lock on " +
-              (l.target < 0 ? std::string("every rank") : "rank " + std::to_string(l.target)) + " of " +
+      text += std::string(l.granted ? "holds " : "asks for ") + (l.exclusive ? "an exclusive" : "a shared") +
+              " lock on " + (l.target < 0 ? std::string("every rank") : "rank " + std::to_string(l.target)) + " of " +
               detail::commName(win, l.win) + " (since MPI call " + std::to_string(l.call) + ")\n";
+    }
+    for (const proto::WindowEpoch& e : q.epochs) {
+      if (!e.access && !e.exposure) continue;
+      const std::string of = " to rank " + std::to_string(e.peer) + " of " +
+                             detail::commName(detail::commOf(q, e.win), e.win);
+      if (e.access)
+        text += "access epoch" + of + " open (MPI_Win_start; " + std::to_string(e.started) + " started, " +
+                std::to_string(e.completed) + " completed)\n";
+      if (e.exposure)
+        text += "exposure epoch" + of + " open (MPI_Win_post; " + std::to_string(e.posted) + " posted, " +
+                std::to_string(e.waited) + " waited for)\n";
     }
     if (q.call && q.call->collCall > 0) text = "inside " + describeCall(*q.call) + "\n" + text;
     if (text.empty()) text = "no pending operations";

@@ -261,28 +261,89 @@ void Analyzer::waitSelf(int rank, const proto::CommQueues& comm, int peer, const
 
 /// `rank` is in MPI_Win_lock, _unlock or _flush on rank `call.peer` of the
 /// window `call.comm`: it waits for every other rank the runtime saw
-/// holding an exclusive lock on that target of the same window (by
+/// holding a conflicting lock on that target of the same window (by
 /// identity; RankQueues::locks, from MPI_Win_lock's return to
-/// MPI_Win_unlock's). A shared lock draws nothing: whether the waiter
-/// asked for an exclusive one is not known. False when no holder is seen.
+/// MPI_Win_unlock's). Inside an MPI_Win_lock that asks for an exclusive
+/// lock, every lock conflicts (MPI_Win_lock_all's shared ones included);
+/// otherwise (a shared request, or an unlock or flush, whose lock type is
+/// not known) only exclusive ones. False when no holder is seen.
 bool Analyzer::waitLockHolders(int rank, const proto::RankQueues& q, const proto::MpiCall& call,
                                const std::string& why) {
   const proto::CommQueues* win = commOf(q, call.comm);
   if (!win) return false;
   const proto::CommIdentity id = proto::identityOf(win->state);
+  const bool exclusiveAsked =
+      call.function == "MPI_Win_lock" && std::ranges::any_of(q.locks, [&](const proto::WindowLock& l) {
+        return !l.granted && l.exclusive && l.win == call.comm && l.target == call.peer;
+      });
   bool any = false;
   for (const auto& [other, node] : nodes_) {
     if (other == rank || !node.q) continue;
     for (const proto::WindowLock& l : node.q->locks) {
-      if (!l.exclusive || l.target != call.peer) continue;
+      if (!l.granted || !(l.target == call.peer || (exclusiveAsked && l.target == -1))) continue;
+      if (!l.exclusive && !exclusiveAsked) continue;
       const proto::CommQueues* theirs = commOf(*node.q, l.win);
       if (!theirs || proto::identityOf(theirs->state) != id) continue;
+      const std::string held = l.target == -1 ? "a shared lock on every rank (MPI_Win_lock_all)"
+                                              : std::string(l.exclusive ? "an exclusive" : "a shared") +
+                                                    " lock on rank " + std::to_string(l.target);
       edge(rank, other,
-           why + ": rank " + std::to_string(other) + " holds an exclusive lock on rank " +
-               std::to_string(l.target) + " of " + commName(win, call.comm));
+           why + ": rank " + std::to_string(other) + " holds " + held + " of " + commName(win, call.comm) +
+               (exclusiveAsked && !l.exclusive ? ", and rank " + std::to_string(rank) + " asks for an exclusive one"
+                                               : ""));
       any = true;
       break;
     }
+  }
+  return any;
+}
+
+/// `rank` is in MPI_Win_start or _complete (`access`: its open access
+/// epoch's targets) or in MPI_Win_wait (its open exposure epoch's origins)
+/// on the window `call.comm`. PSCW epochs match in order per pair of ranks
+/// (MPI 4.0 §12.5.2; RankQueues::epochs): an origin waits for each target
+/// that has posted fewer exposure epochs to it than it started access
+/// epochs to the target; a target waits for each origin that has completed
+/// fewer access epochs to it than it posted. A peer whose state was not
+/// read is waited for. False when no edge was drawn: every peer has done
+/// its part (the MPI is still at work), or the runtime kept no epochs.
+bool Analyzer::waitEpochPeers(int rank, const proto::RankQueues& q, const proto::MpiCall& call, bool access,
+                              const std::string& why) {
+  const proto::CommQueues* win = commOf(q, call.comm);
+  if (!win) return false;
+  const proto::CommIdentity id = proto::identityOf(win->state);
+  bool any = false;
+  for (const proto::WindowEpoch& mine : q.epochs) {
+    if (mine.win != call.comm || !(access ? mine.access : mine.exposure)) continue;
+    const int peer = worldOf(*win, mine.peer, in_.worldSize);
+    if (peer < 0 || peer == rank) continue;
+    const std::uint64_t needed = access ? mine.started : mine.posted;
+    const auto it = nodes_.find(peer);
+    if (it == nodes_.end() || !it->second.q || !it->second.q->error.empty()) {
+      edge(rank, peer, why);
+      any = true;
+      continue;
+    }
+    std::uint64_t done = 0;
+    for (const proto::WindowEpoch& theirs : it->second.q->epochs) {
+      if (theirs.peer != win->state.localRank) continue;
+      const proto::CommQueues* w = commOf(*it->second.q, theirs.win);
+      if (!w || proto::identityOf(w->state) != id) continue;
+      done = access ? theirs.posted : theirs.completed;
+      break;
+    }
+    if (done >= needed) continue;
+    auto epochs = [](std::uint64_t n, const char* kind) {
+      return std::to_string(n) + " " + kind + (n == 1 ? " epoch" : " epochs");
+    };
+    const std::string r = std::to_string(rank), p = std::to_string(peer);
+    edge(rank, peer,
+         why + ": rank " + p +
+             (access ? " has posted " + epochs(done, "exposure") + " to rank " + r + " (MPI_Win_post), rank " + r +
+                           " started " + epochs(needed, "access") + " to it"
+                     : " has completed " + epochs(done, "access") + " to rank " + r + " (MPI_Win_complete), rank " +
+                           r + " posted " + epochs(needed, "exposure") + " to it"));
+    any = true;
   }
   return any;
 }
@@ -340,6 +401,11 @@ void Analyzer::waitsOf(int rank, const Node& node) {
         c && counterpartPosted(rank, *c, call.peer, call.hasTag ? call.tag : -1, receive))
       matched_.insert({rank, why});
   } else if (call.peerRole == "target" && waitLockHolders(rank, q, call, why))
+    return;
+  else if ((call.function == "MPI_Win_start" || call.function == "MPI_Win_complete") &&
+           waitEpochPeers(rank, q, call, true, why))
+    return;
+  else if (call.function == "MPI_Win_wait" && waitEpochPeers(rank, q, call, false, why))
     return;
   else if (!q.comms.empty())  // read with its MPI state (not from frames), and no rule says whom it waits for
     v_.unfollowed[rank] = why;  // said, never guessed

@@ -92,10 +92,12 @@ struct HangVerdict {
   /// receiver has no pending receive that could take the message, and no
   /// receive of the receiver with an unknown sender could have taken it.
   std::vector<std::string> unreceived;
-  /// Blocked ranks in a call whose wait the verdict has no rule for (today
-  /// the one-sided passive target and PSCW calls: MPI_Win_lock, _unlock,
-  /// _flush, _start, _complete, _post, _wait ...), by world rank: the call
-  /// ("MPI_Win_unlock(win 0xa0000000)"). They get no edge, and the text
+  /// Blocked ranks in a call whose wait the verdict cannot follow, by world
+  /// rank: the call ("MPI_Win_unlock(win 0xa0000000)"). Today one-sided
+  /// synchronisation whose other side it did not see (a lock with no
+  /// conflicting holder seen, an epoch whose peers all did their part, a
+  /// rank read from memory), calls on communicators the runtime did not see
+  /// made, and the dynamic-process calls. They get no edge, and the text
   /// says whom they wait for is unknown instead of "No cycle found".
   std::map<int, std::string> unfollowed;
   /// The findings of `mpidbg check` that explain the hang (HangInput::findings).

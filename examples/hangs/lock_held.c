@@ -6,18 +6,22 @@
  * MPI_Win_unlock), and the others wait in the barrier for rank 1. Expected
  * verdict (4 ranks): ranks 0, 2 and 3 in MPI_Barrier, waiting for rank 1;
  * rank 1 in MPI_Win_lock(target=2, win ...) waiting for rank 0, which holds
- * an exclusive lock on rank 2: "Deadlock: cycle 0 -> 1 -> 0". */
+ * an exclusive lock on rank 2: "Deadlock: cycle 0 -> 1 -> 0". With the
+ * argument "shared", rank 0's lock is a shared one: rank 1's exclusive
+ * request still conflicts with it, and the verdict says so. */
 #include <mpi.h>
 #include <stddef.h>
+#include <string.h>
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  const int held = argc > 1 && strcmp(argv[1], "shared") == 0 ? MPI_LOCK_SHARED : MPI_LOCK_EXCLUSIVE;
   int rank, slot = -1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Win win;
   MPI_Win_create(&slot, sizeof slot, sizeof slot, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
   if (rank == 0) {
-    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 2, 0, win);
+    MPI_Win_lock(held, 2, 0, win);
     MPI_Put(&rank, 1, MPI_INT, 2, 0, 1, MPI_INT, win);
     MPI_Win_flush(2, win);
     MPI_Send(NULL, 0, MPI_INT, 1, 0, MPI_COMM_WORLD);

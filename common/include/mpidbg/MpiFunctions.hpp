@@ -152,8 +152,8 @@
   X(WinFence, "MPI_Win_fence", Barrier, 0, No, No) \
   X(WinFree, "MPI_Win_free", Barrier, 0, No, No) \
   /* Passive and generalized active target synchronisation: seen (status, break); */ \
-  /* lock, unlock and flush wait for an exclusive holder the runtime saw, the PSCW */ \
-  /* calls draw no wait-for edges yet (the verdict names them "not followed"). */ \
+  /* lock, unlock and flush wait for a conflicting holder the runtime saw, the PSCW */ \
+  /* calls for the peers of their epochs (runtime/WindowSyncWrappers.cpp). */ \
   X(WinLock, "MPI_Win_lock", None, G, No, No) \
   X(WinUnlock, "MPI_Win_unlock", None, G, No, No) \
   X(WinLockAll, "MPI_Win_lock_all", None, 0, No, No) \

@@ -155,10 +155,17 @@ case_verdict_lock_held_across_a_barrier_is_a_cycle() {
   run_mpidbg 120 -ex run -ex 'wait 10' -ex status -ex hang -ex queues -ex kill -- \
     "$mpiexec" -n 4 "$verdict_hangs/lock_held"
   check_rc 0 &&
-  check_matches "$out" '^\[1\] blocked in MPI_Win_lock\(target=2, win 0x[0-9a-f]+\) at lock_held\.c:26 in main$' "status" &&
+  check_matches "$out" '^\[1\] blocked in MPI_Win_lock\(target=2, win 0x[0-9a-f]+\) at lock_held\.c:30 in main$' "status" &&
   check_matches "$out" '^  \[1\] -> \[0\]  in MPI_Win_lock\(target=2, win 0x[0-9a-f]+\): rank 0 holds an exclusive lock on rank 2 of win 0x[0-9a-f]+$' "hang" &&
   check_contains "$out" "Deadlock: cycle 0 -> 1 -> 0" "hang" &&
   check_matches "$out" '^  holds an exclusive lock on rank 2 of win 0x[0-9a-f]+ \(since MPI call [0-9]+\)$' "queues" || return 1
+  # A shared holder conflicts with an exclusive request: the waiter's lock
+  # type is published while it waits in MPI_Win_lock.
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex hang -ex queues -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/lock_held" shared
+  check_rc 0 &&
+  check_matches "$out" '^  \[1\] -> \[0\]  in MPI_Win_lock\(target=2, win 0x[0-9a-f]+\): rank 0 holds a shared lock on rank 2 of win 0x[0-9a-f]+, and rank 1 asks for an exclusive one$' "hang (shared holder)" &&
+  check_contains "$out" "Deadlock: cycle 0 -> 1 -> 0" "hang (shared holder)" &&
+  check_matches "$out" '^\[1\] asks for an exclusive lock on rank 2 of win 0x[0-9a-f]+ \(since MPI call [0-9]+\)$' "queues (shared holder)" || return 1
   # The RMA operations are seen too: a breakpoint on MPI_Put stops rank 0 there.
   run_mpidbg 120 -ex 'break MPI_Put' -ex run -ex 'wait 10' -ex status -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/lock_held"
   check_rc 0 &&
@@ -166,16 +173,34 @@ case_verdict_lock_held_across_a_barrier_is_a_cycle() {
   check_contains "$(section status)" "[0] stopped at breakpoint 1 at MPI_Put(target=2, count=1)" "status at the breakpoint"
 }
 
-case_verdict_pscw_wait_is_named_not_guessed() {
+case_verdict_pscw_epochs_are_followed() {
   # pscw_mismatch (issue 23 item 2): rank 0's access epoch waits for a post
-  # rank 1 never makes; rank 1 waits in the barrier for rank 0. The verdict
-  # does not follow PSCW epochs: it names the wait and claims no cycle.
-  run_mpidbg 120 -ex run -ex 'wait 10' -ex hang -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/pscw_mismatch"
+  # rank 1 never makes; rank 1 waits in the barrier for rank 0. Then the
+  # other side: rank 1's exposure epoch waits for an access epoch rank 0
+  # never opens. The runtime counts each rank's epochs per peer.
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex hang -ex queues -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/pscw_mismatch"
   check_rc 0 &&
   check_contains "$out" "[1-3] -> [0]  in MPI_Barrier (call 1 on MPI_COMM_WORLD)" "hang" &&
-  check_matches "$out" '^Not followed: rank 0 waits in MPI_Win_(start|complete)\(win 0x[0-9a-f]+\), a synchronisation the verdict does not follow' "hang" &&
-  check_contains "$out" "No cycle found among the waits the verdict follows" "hang" &&
-  check_not_contains "$out" "Deadlock: cycle" "hang"
+  check_matches "$out" '^  \[0\] -> \[1\]  in MPI_Win_(start|complete)\(win 0x[0-9a-f]+\): rank 1 has posted 0 exposure epochs to rank 0 \(MPI_Win_post\), rank 0 started 1 access epoch to it$' "hang" &&
+  check_contains "$out" "Deadlock: cycle 0 -> 1 -> 0" "hang" &&
+  check_not_contains "$out" "Not followed" "hang" &&
+  check_matches "$out" '^\[0\] access epoch to rank 1 of win 0x[0-9a-f]+ open \(MPI_Win_start; 1 started, [01] completed\)$' "queues" || return 1
+  # The wait side in JSON (validated against docs/json-schema.json).
+  run_mpidbg 120 --json -ex run -ex 'wait 10' -ex hang -ex queues -ex kill -- \
+    "$mpiexec" -n 4 "$verdict_hangs/pscw_mismatch" wait
+  check_rc 0 &&
+  json_check '
+h = result("hang")
+check(h["cycles"] == [[0, 1]], "hang (wait side): cycle 0 -> 1")
+mine = [e for e in h["edges"] if e["from"] == 1]
+check(len(mine) == 1 and mine[0]["to"] == 0 and re.fullmatch(r"MPI_Win_wait\(win 0x[0-9a-f]+\): rank 0 has completed 0 access "
+      r"epochs to rank 1 \(MPI_Win_complete\), rank 1 posted 1 exposure epoch to it", mine[0]["why"]),
+      "hang (wait side): rank 1 waits for rank 0: %s" % mine)
+r1 = [r for r in result("queues")["per_rank"] if r["rank"] == 1][0]
+check([{k: e[k] for k in ("peer", "started", "completed", "posted", "waited", "access", "exposure")} for e in r1["epochs"]] ==
+      [{"peer": 0, "started": 0, "completed": 0, "posted": 1, "waited": 0, "access": False, "exposure": True}],
+      "queues (wait side): rank 1 exposure epoch to rank 0 open")
+'
 }
 
 case_verdict_matched_probe_cycle() {

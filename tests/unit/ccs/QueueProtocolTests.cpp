@@ -73,7 +73,8 @@ RankQueues fullQueues() {
   }
   q.history = {{0x84000000ull, 1, "MPI_Bcast", 0, 16}, {0x84000001ull, 2, kQueueNasty, -1, -1}};
   q.wildcards = {{0x44000000ull, "MPI_Recv", -1, 3, 7, 12}, {0x84000001ull, kQueueNasty, 5, 0, 5, 40}};
-  q.locks = {{0xa0000000ull, 2, true, 17}, {0xa0000001ull, -1, false, 30}};
+  q.locks = {{0xa0000000ull, 2, true, 17}, {0xa0000001ull, -1, false, 30}, {0xa0000000ull, 3, true, 31, false}};
+  q.epochs = {{0xa0000000ull, 1, 3, 2, 0, 0, true, false}, {0xa0000001ull, 0, 0, 0, 5, 4, false, true}};
   q.messages = {{0x44000000ull, 1, 0, 3, 0, "MPI_Send"}, {0x84000001ull, -1, 7, 0, 2, ""},
                 {0x84000001ull, 2, 0x7fffffff, 0, 5, kQueueNasty}};
   q.messagesPartial = true;
@@ -160,6 +161,18 @@ void checkSame(const RankQueues& a, const RankQueues& b) {
     CHECK(a.locks[i].target == b.locks[i].target);
     CHECK(a.locks[i].exclusive == b.locks[i].exclusive);
     CHECK(a.locks[i].call == b.locks[i].call);
+    CHECK(a.locks[i].granted == b.locks[i].granted);
+  }
+  REQUIRE(a.epochs.size() == b.epochs.size());
+  for (std::size_t i = 0; i < a.epochs.size(); ++i) {
+    CHECK(a.epochs[i].win == b.epochs[i].win);
+    CHECK(a.epochs[i].peer == b.epochs[i].peer);
+    CHECK(a.epochs[i].started == b.epochs[i].started);
+    CHECK(a.epochs[i].completed == b.epochs[i].completed);
+    CHECK(a.epochs[i].posted == b.epochs[i].posted);
+    CHECK(a.epochs[i].waited == b.epochs[i].waited);
+    CHECK(a.epochs[i].access == b.epochs[i].access);
+    CHECK(a.epochs[i].exposure == b.epochs[i].exposure);
   }
   REQUIRE(a.messages.size() == b.messages.size());
   for (std::size_t i = 0; i < a.messages.size(); ++i) {
@@ -364,6 +377,9 @@ TEST_CASE("hostile rank queues text gives errors", "[ccs][proto][queues]") {
       {"too many wildcard matches", replaced("comms=1\n", "wild=17\ncomms=1\n"), "'wild' claims 17"},
       {"a wildcard match cut short", replaced("comms=1\n", "wild=1\nwild.0.comm=0x1\ncomms=1\n"), "'wild.0.function'"},
       {"too many message counts", replaced("comms=1\n", "msgs=4097\ncomms=1\n"), "'msgs' claims 4097"},
+      {"too many epoch rows", replaced("comms=1\n", "epochs=1025\ncomms=1\n"), "'epochs' claims 1025"},
+      {"an epoch row cut short", replaced("comms=1\n", "epochs=1\nepoch.0.win=0xa0000000\nepoch.0.peer=1\ncomms=1\n"),
+       "'epoch.0.started'"},
       {"a message count cut short", replaced("comms=1\n", "msgs=1\nmsg.0.comm=0x1\nmsg.0.peer=0\ncomms=1\n"),
        "'msg.0.tag'"},
       {"a negative message count", replaced("comms=1\n", "msgs=1\nmsg.0.comm=0x1\nmsg.0.peer=0\nmsg.0.tag=0\n"

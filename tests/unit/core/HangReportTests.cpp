@@ -5,95 +5,13 @@
 #include <cstdio>
 #include <fstream>
 
+#include "HangInputBuilders.hpp"
 #include "debugger/core/HangReport.hpp"
 
 using namespace mpidbg::core;
 namespace proto = mpidbg::ccs::proto;
 
-namespace {
-
-constexpr std::uint64_t kWorld = 0x44000000;
-
-proto::CommQueues world(int rank, int size, std::uint64_t collSeq) {
-  proto::CommQueues c;
-  c.state.handle = kWorld;
-  c.state.rootWorldRank = 0;
-  c.state.size = size;
-  c.state.localRank = rank;
-  c.state.name = "MPI_COMM_WORLD";
-  c.collSeq = collSeq;
-  for (int r = 0; r < size; ++r) c.worldRanks.push_back(r);
-  return c;
-}
-
-/// A communicator over the same ranks as world(), with its own `handle`,
-/// `name` and `uid` (0: none), as MPI_Comm_dup makes one.
-proto::CommQueues worldCopy(int rank, int size, std::uint64_t collSeq, std::uint64_t handle, const std::string& name,
-                            std::uint64_t uid = 0) {
-  proto::CommQueues c = world(rank, size, collSeq);
-  c.state.handle = handle;
-  c.state.name = name;
-  c.state.uid = uid;
-  return c;
-}
-
-proto::MpiCall collective(const std::string& fn, std::uint64_t callNo, int root = -1,
-                          std::uint64_t comm = kWorld, const std::string& name = "MPI_COMM_WORLD") {
-  proto::MpiCall c;
-  c.function = fn;
-  c.comm = comm;
-  c.commName = name;
-  c.collCall = callNo;
-  if (root >= 0) {
-    c.peerRole = "root";
-    c.peer = root;
-  }
-  return c;
-}
-
-proto::MpiCall p2p(const std::string& fn, const std::string& role, int peer, int tag,
-                   std::uint64_t comm = kWorld, const std::string& name = "MPI_COMM_WORLD") {
-  proto::MpiCall c;
-  c.function = fn;
-  c.peerRole = role;
-  c.peer = peer;
-  c.hasTag = true;
-  c.tag = tag;
-  c.comm = comm;
-  c.commName = name;
-  return c;
-}
-
-proto::MpiCall plainCall(const std::string& fn) {
-  proto::MpiCall c;
-  c.function = fn;
-  return c;
-}
-
-proto::MpiCall finalizeCall() { return plainCall("MPI_Finalize"); }
-
-proto::RankQueues rank(int r, int size, std::uint64_t collSeq, std::optional<proto::MpiCall> call,
-                       std::vector<proto::CollRecord> history = {}) {
-  proto::RankQueues q;
-  q.worldRank = r;
-  q.comms.push_back(world(r, size, collSeq));
-  q.call = std::move(call);
-  q.history = std::move(history);
-  q.source = "test";
-  return q;
-}
-
-proto::CollRecord rec(std::uint64_t seq, const std::string& fn, int root = -1, std::uint64_t comm = kWorld) {
-  return proto::CollRecord{comm, seq, fn, root, 1};
-}
-
-bool hasEdge(const HangVerdict& v, int from, int to) {
-  for (const auto& e : v.edges)
-    if (e.from == from && e.to == to) return true;
-  return false;
-}
-
-}  // namespace
+using namespace hang_builders;
 
 TEST_CASE("hang: a receive waiting on a rank stuck in a collective is a cycle", "[hang]") {
   HangInput in;
@@ -876,44 +794,6 @@ TEST_CASE("static findings: read from mpidbg check's JSON, matched by file name 
   CHECK_THAT(loadStaticFindings(path).error().message, Catch::EndsWith("finding 0 has no \"line\" number"));
   std::remove(path);
   CHECK_THAT(loadStaticFindings(path).error().message, Catch::StartsWith("cannot read /tmp/mpidbg-findings-"));
-}
-
-TEST_CASE("hang: a rank waiting for a lock waits for the rank holding it exclusively", "[hang]") {
-  // lock_held's shape: rank 0 holds an exclusive lock on rank 2 of the
-  // window and waits in MPI_Barrier; rank 1 waits in MPI_Win_lock(target=2).
-  constexpr std::uint64_t kWin = 0xa0000000;
-  auto withWindow = [&](proto::RankQueues q, int r) {
-    q.comms.push_back(worldCopy(r, 4, 0, kWin, "win 0xa0000000", 0x77));
-    return q;
-  };
-  HangInput in;
-  in.worldSize = 4;
-  for (int r : {0, 2, 3})
-    in.ranks.push_back(
-        withWindow(rank(r, 4, 2, collective("MPI_Barrier", 2), {rec(1, "MPI_Win_create"), rec(2, "MPI_Barrier")}), r));
-  in.ranks[0].locks.push_back({kWin, 2, true, 5});
-  proto::MpiCall lock = p2p("MPI_Win_lock", "target", 2, 0, kWin, "win 0xa0000000");
-  lock.hasTag = false;
-  in.ranks.insert(in.ranks.begin() + 1, withWindow(rank(1, 4, 1, lock, {rec(1, "MPI_Win_create")}), 1));
-  HangVerdict v = analyzeHang(in);
-  CHECK(hasEdge(v, 1, 0));
-  REQUIRE(v.cycles.size() == 1);
-  CHECK(v.cycles[0] == std::vector<int>{0, 1});
-  CHECK(v.unfollowed.empty());
-
-  SECTION("a shared lock, another target, or another window: no edge, and the wait is named") {
-    for (auto change : {0, 1, 2}) {
-      HangInput other = in;
-      proto::WindowLock& l = other.ranks[0].locks[0];
-      if (change == 0) l.exclusive = false;
-      if (change == 1) l.target = 3;
-      if (change == 2) other.ranks[0].comms.back().state.uid = 0x78;  // rank 0's lock is on another window
-      const HangVerdict w = analyzeHang(other);
-      CHECK_FALSE(hasEdge(w, 1, 0));
-      CHECK(w.cycles.empty());
-      CHECK(w.unfollowed.count(1) == 1);
-    }
-  }
 }
 
 namespace {

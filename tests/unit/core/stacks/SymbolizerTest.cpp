@@ -17,6 +17,9 @@
 #include "debugger/core/stacks/StackTree.hpp"
 #include "debugger/core/stacks/Symbolizer.hpp"
 
+// Its own namespace: a unity batch may hold mqs::SymbolSource's tests too.
+namespace symbolizer_test {
+
 using mpidbg::ccs::proto::RankStacks;
 using mpidbg::ccs::proto::StackFrame;
 using mpidbg::ccs::proto::StackModule;
@@ -422,3 +425,5 @@ TEST_CASE("StackTree merges real frames of this binary, inlined frames expanded"
   REQUIRE(classes[0].paths.size() == 1);
   CHECK(classes[0].paths[0].size() == 2);
 }
+
+}  // namespace symbolizer_test
