@@ -10,19 +10,23 @@ namespace mpidbg::ccs::proto {
 namespace {
 
 constexpr std::array<std::string_view, 4> kPhaseNames = {"not-initialized", "running", "finalizing", "finalized"};
-constexpr std::array<std::string_view, 3> kKindNames = {"send", "recv", "collective"};
+constexpr std::array<std::string_view, 4> kKindNames = {"send", "recv", "collective", "rma"};
 
-/// The four operation lists of a communicator: count key and element key.
+/// The operation lists of a communicator: count key and element key, and
+/// whether a record may leave the list out (a list added after the others:
+/// runtimes before it do not write it).
 struct OpList {
   std::vector<PendingOp> CommQueues::*member;
   std::string_view countKey;
   std::string_view elementKey;
+  bool optional = false;
 };
-constexpr std::array<OpList, 4> kOpLists = {{
+constexpr std::array<OpList, 5> kOpLists = {{
     {&CommQueues::sends, "sends", "send"},
     {&CommQueues::recvs, "recvs", "recv"},
     {&CommQueues::unexpected, "unexpected", "unexp"},
     {&CommQueues::collectives, "collectives", "coll"},
+    {&CommQueues::rma, "rma", "rma", true},
 }};
 
 template <typename Int>
@@ -125,6 +129,7 @@ void appendComm(std::string& w, const std::string& p, const CommQueues& c) {
   putInt(w, p + "collseq", c.collSeq);
   for (const OpList& list : kOpLists) {
     const std::vector<PendingOp>& ops = c.*list.member;
+    if (list.optional && ops.empty()) continue;
     putInt(w, p + std::string(list.countKey), ops.size());
     for (std::size_t j = 0; j < ops.size(); ++j)
       appendOp(w, p + std::string(list.elementKey) + "." + std::to_string(j) + ".", ops[j]);
@@ -141,7 +146,8 @@ Expected<CommQueues> commFrom(const Record& r, const std::string& p) {
   MPIDBG_TRY_ASSIGN(c.collSeq, r.integer<std::uint64_t>(p + "collseq"));
   for (const OpList& list : kOpLists) {
     std::size_t n = 0;
-    MPIDBG_TRY_ASSIGN(n, listLength(r, p + std::string(list.countKey)));
+    if (!list.optional || r.has(p + std::string(list.countKey)))
+      MPIDBG_TRY_ASSIGN(n, listLength(r, p + std::string(list.countKey)));
     std::vector<PendingOp>& ops = c.*list.member;
     ops.reserve(std::min<std::size_t>(n, 1024));
     for (std::size_t j = 0; j < n; ++j) {

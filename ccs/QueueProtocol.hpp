@@ -30,7 +30,9 @@ std::string_view phaseName(MpiPhase p);
 /// One pending operation: a nonblocking request the rank has issued and not
 /// yet completed, or the blocking call it is inside (blocking = true).
 struct PendingOp {
-  enum class Kind : std::uint8_t { Send, Recv, Collective };
+  /// Rma: a request-based one-sided operation (MPI_Rput, MPI_Rget,
+  /// MPI_Raccumulate, MPI_Rget_accumulate), on its window; `peer` its target.
+  enum class Kind : std::uint8_t { Send, Recv, Collective, Rma };
   Kind kind = Kind::Send;
   std::string function;         ///< "MPI_Isend", "MPI_Recv", "MPI_Iallreduce", ...
   bool blocking = false;        ///< the blocking call the rank is inside now
@@ -51,7 +53,7 @@ struct PendingOp {
   std::uint64_t collSeq = 0;    ///< the communicator's collective sequence number
 };
 
-/// "send", "recv", "collective".
+/// "send", "recv", "collective", "rma".
 std::string_view opKindName(PendingOp::Kind k);
 
 /// One collective call in a rank's recent history.
@@ -150,6 +152,7 @@ struct CommQueues {
   std::vector<PendingOp> recvs;     ///< pending receives
   std::vector<PendingOp> unexpected;  ///< unexpected messages, where the source knows them
   std::vector<PendingOp> collectives; ///< pending nonblocking collectives
+  std::vector<PendingOp> rma;       ///< pending request-based one-sided operations (on a window)
 };
 
 /// Everything the verdict needs from one rank.
@@ -223,8 +226,9 @@ struct RankQueues {
 ///       P + the CommState keys of kCollectivesHandler (handle, root, world,
 ///         size, rank, name, counts, active),
 ///       P.worldranks=0,2,4 (may be empty), P.collseq=7,
-///       P.sends=N, P.recvs=N, P.unexpected=N, P.collectives=N, and per
-///       operation j of list L (send, recv, unexpected, coll), with
+///       P.sends=N, P.recvs=N, P.unexpected=N, P.collectives=N, P.rma=N
+///       (optional: 0), and per operation j of list L (send, recv, unexp,
+///       coll, rma), with
 ///       Q = P + L + ".j.": Q.kind (opKindName), Q.function, Q.blocking,
 ///       Q.persistent, Q.active, Q.waited, Q.sync (0/1), Q.request, Q.comm,
 ///       Q.peer, Q.tag, Q.count, Q.bytes, Q.buffer, Q.datatype (hex,

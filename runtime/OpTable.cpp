@@ -55,6 +55,7 @@ bool readOp(const OpRecord& r, ccs::proto::PendingOp& out, std::uint64_t& issued
     return false;
   out.kind = kind == MPIDBG_OP_RECV         ? ccs::proto::PendingOp::Kind::Recv
              : kind == MPIDBG_OP_COLLECTIVE ? ccs::proto::PendingOp::Kind::Collective
+             : kind == MPIDBG_OP_RMA        ? ccs::proto::PendingOp::Kind::Rma
                                             : ccs::proto::PendingOp::Kind::Send;
   out.function = std::string(functionName(static_cast<MpiFunction>(function)));
   out.blocking = false;

@@ -111,6 +111,7 @@ proto::RankQueues queuesOf(Runtime& rt) {
       case proto::PendingOp::Kind::Send: c.sends.push_back(std::move(op)); break;
       case proto::PendingOp::Kind::Recv: c.recvs.push_back(std::move(op)); break;
       case proto::PendingOp::Kind::Collective: c.collectives.push_back(std::move(op)); break;
+      case proto::PendingOp::Kind::Rma: c.rma.push_back(std::move(op)); break;
     }
   };
   if (call)

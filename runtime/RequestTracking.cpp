@@ -116,6 +116,25 @@ void recordPointToPoint(Runtime& rt, const PointToPoint& p, MPI_Request request)
   if (!rt.ops().insert(op) && p.kind == MPIDBG_OP_RECV && op.peer != -2) gMessages.unattributed(op.comm, op.tag);
 }
 
+void recordOneSided(Runtime& rt, MpiFunction function, std::uint64_t winKey, int target, int count,
+                    MPI_Datatype datatype, const void* buffer, MPI_Request request) noexcept {
+  if (request == MPI_REQUEST_NULL) return;
+  OpInit op;
+  op.kind = MPIDBG_OP_RMA;
+  op.function = static_cast<std::uint32_t>(function);
+  op.flags = MPIDBG_OP_ACTIVE;
+  op.request = handleKey(request);
+  op.comm = winKey;
+  op.peer = target;
+  op.tag = -1;
+  op.count = count;
+  op.bytes = bytesOf(count, datatype);
+  op.datatype = handleKey(datatype);
+  op.buffer = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(buffer));
+  op.issued = rt.mpiCalls();
+  rt.ops().insert(op);  // a full table: the wait on it says its requests are not known
+}
+
 namespace {
 
 /// A collective operation's record as issued (nonblocking) or made

@@ -32,6 +32,15 @@ struct PointToPoint {
 /// call succeeded; MPI threads). Registers the communicator if unseen.
 void recordPointToPoint(Runtime& rt, const PointToPoint& op, MPI_Request request) noexcept;
 
+/// Records the request-based one-sided operation `function` (MPI_Rput,
+/// MPI_Rget, MPI_Raccumulate, MPI_Rget_accumulate and their _c forms) on the
+/// window of handle key `winKey` whose request is `request`: kind
+/// MPIDBG_OP_RMA, peer the `target` rank of the window, `count` origin
+/// elements (-1: not one int), no tag. An MPI_Wait on it then names the
+/// operation, and the verdict waits on it as on a flush of that target.
+void recordOneSided(Runtime& rt, MpiFunction function, std::uint64_t winKey, int target, int count,
+                    MPI_Datatype datatype, const void* buffer, MPI_Request request) noexcept;
+
 /// count * size of `datatype` in bytes, or -1 when unknown (count < 0,
 /// MPI_DATATYPE_NULL, an error). Predefined datatypes are answered from a
 /// table filled once (their sizes never change); others ask PMPI_Type_size.

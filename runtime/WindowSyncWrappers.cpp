@@ -71,9 +71,14 @@ MPIDBG_EXPORT int MPI_Win_unlock(int rank, MPI_Win win) {
 }
 
 MPIDBG_EXPORT int MPI_Win_lock_all(int assert, MPI_Win win) {
-  auto scope = CallScope::onWindow(MpiFunction::WinLockAll, winKey(win));
+  const std::uint64_t key = winKey(win);
+  auto scope = CallScope::onWindow(MpiFunction::WinLockAll, key);
+  noteOnRuntime([&](Runtime& rt) { rt.windowLocks().request(key, -1, false, rt.mpiCalls()); });
   const int rc = PMPI_Win_lock_all(assert, win);
-  if (rc == MPI_SUCCESS) noteOnRuntime([&](Runtime& rt) { rt.windowLocks().lock(winKey(win), -1, false, rt.mpiCalls()); });
+  noteOnRuntime([&](Runtime& rt) {
+    if (rc == MPI_SUCCESS) rt.windowLocks().lock(key, -1, false, rt.mpiCalls());
+    else rt.windowLocks().withdraw(key, -1);
+  });
   return rc;
 }
 

@@ -216,7 +216,8 @@ Json queuesToJson(const core::HangInput& input) {
                        {"recvs", opsToJson(c.recvs)},
                        {"unexpected", opsToJson(c.unexpected)},
                        {"not_received", core::notReceivedOn(input.ranks, q, c)},
-                       {"collectives", opsToJson(c.collectives)}});
+                       {"collectives", opsToJson(c.collectives)},
+                       {"rma", opsToJson(c.rma)}});
     }
     Json locks = Json::array();
     for (const auto& l : q.locks)

@@ -30,8 +30,11 @@ std::string describeOp(const proto::PendingOp& op) {
     case proto::PendingOp::Kind::Collective:
       if (op.peer >= 0) add("root=" + std::to_string(op.peer));
       break;
+    case proto::PendingOp::Kind::Rma:
+      add("target=" + std::to_string(op.peer));
+      break;
   }
-  if (op.kind != proto::PendingOp::Kind::Collective)
+  if (op.kind == proto::PendingOp::Kind::Send || op.kind == proto::PendingOp::Kind::Recv)
     add("tag=" + (op.tag == -1 ? std::string("MPI_ANY_TAG") : std::to_string(op.tag)));
   if (op.count >= 0) add("count=" + std::to_string(op.count));
   std::string out = op.function + "(" + args + ")";
@@ -223,6 +226,7 @@ std::string renderQueues(const std::vector<proto::RankQueues>& ranks, const std:
       for (const auto& op : c.recvs) body += "  receive " + describeOp(op) + "\n";
       for (const auto& op : c.collectives) body += "  collective " + describeOp(op) + "\n";
       for (const auto& op : c.unexpected) body += "  unexpected " + describeOp(op) + "\n";
+      for (const auto& op : c.rma) body += "  one-sided " + describeOp(op) + "\n";
       for (const auto& line : notReceivedOn(ranks, q, c)) body += "  not received: " + line + "\n";
       if (body.empty()) continue;
       text += c.state.name + " (size " + std::to_string(c.state.size) + ", rank " +

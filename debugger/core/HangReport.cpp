@@ -260,13 +260,14 @@ void Analyzer::waitSelf(int rank, const proto::CommQueues& comm, int peer, const
 }
 
 /// `rank` is in MPI_Win_lock, _unlock or _flush on rank `call.peer` of the
-/// window `call.comm`: it waits for every other rank the runtime saw
-/// holding a conflicting lock on that target of the same window (by
-/// identity; RankQueues::locks, from MPI_Win_lock's return to
-/// MPI_Win_unlock's). Inside an MPI_Win_lock that asks for an exclusive
-/// lock, every lock conflicts (MPI_Win_lock_all's shared ones included);
-/// otherwise (a shared request, or an unlock or flush, whose lock type is
-/// not known) only exclusive ones. False when no holder is seen.
+/// window `call.comm` (or in MPI_Win_lock_all: on every rank of it): it
+/// waits for every other rank the runtime saw holding a conflicting lock on
+/// that target of the same window (by identity; RankQueues::locks, from
+/// MPI_Win_lock's return to MPI_Win_unlock's). Inside an MPI_Win_lock that
+/// asks for an exclusive lock, every lock conflicts (MPI_Win_lock_all's
+/// shared ones included); otherwise (a shared request, MPI_Win_lock_all, or
+/// an unlock or flush, whose lock type is not known) only exclusive ones.
+/// False when no holder is seen.
 bool Analyzer::waitLockHolders(int rank, const proto::RankQueues& q, const proto::MpiCall& call,
                                const std::string& why) {
   const proto::CommQueues* win = commOf(q, call.comm);
@@ -276,11 +277,12 @@ bool Analyzer::waitLockHolders(int rank, const proto::RankQueues& q, const proto
       call.function == "MPI_Win_lock" && std::ranges::any_of(q.locks, [&](const proto::WindowLock& l) {
         return !l.granted && l.exclusive && l.win == call.comm && l.target == call.peer;
       });
+  const bool everyTarget = call.function == "MPI_Win_lock_all";
   bool any = false;
   for (const auto& [other, node] : nodes_) {
     if (other == rank || !node.q) continue;
     for (const proto::WindowLock& l : node.q->locks) {
-      if (!l.granted || !(l.target == call.peer || (exclusiveAsked && l.target == -1))) continue;
+      if (!l.granted || !(everyTarget || l.target == call.peer || (exclusiveAsked && l.target == -1))) continue;
       if (!l.exclusive && !exclusiveAsked) continue;
       const proto::CommQueues* theirs = commOf(*node.q, l.win);
       if (!theirs || proto::identityOf(theirs->state) != id) continue;
@@ -379,6 +381,14 @@ void Analyzer::waitsOf(int rank, const Node& node) {
         }
         if (op.kind == proto::PendingOp::Kind::Collective) {
           waitCollective(rank, c, op.collSeq, op.function, op.peer, opWhy);
+        } else if (op.kind == proto::PendingOp::Kind::Rma) {
+          // As a flush of its target: for the holder of a conflicting lock.
+          proto::MpiCall flush;
+          flush.function = op.function;
+          flush.peerRole = "target";
+          flush.peer = op.peer;
+          flush.comm = c.state.handle;
+          if (!waitLockHolders(rank, q, flush, opWhy)) v_.unfollowed[rank] = opWhy;
         } else {
           const bool receive = op.kind == proto::PendingOp::Kind::Recv;
           waitPeer(rank, q, c.state.handle, op.peer, opWhy, receive);
@@ -388,6 +398,7 @@ void Analyzer::waitsOf(int rank, const Node& node) {
       for (const auto& op : c.sends) consider(op);
       for (const auto& op : c.recvs) consider(op);
       for (const auto& op : c.collectives) consider(op);
+      for (const auto& op : c.rma) consider(op);
     }
     if (!any) nodes_[rank].state += " (its requests are not known)";
     else if (call.polling) nodes_[rank].state = pollPhrase(call, polled);
@@ -400,7 +411,8 @@ void Analyzer::waitsOf(int rank, const Node& node) {
     if (const proto::CommQueues* c = commOf(q, call.comm);
         c && counterpartPosted(rank, *c, call.peer, call.hasTag ? call.tag : -1, receive))
       matched_.insert({rank, why});
-  } else if (call.peerRole == "target" && waitLockHolders(rank, q, call, why))
+  } else if ((call.peerRole == "target" || call.function == "MPI_Win_lock_all") &&
+             waitLockHolders(rank, q, call, why))
     return;
   else if ((call.function == "MPI_Win_start" || call.function == "MPI_Win_complete") &&
            waitEpochPeers(rank, q, call, true, why))

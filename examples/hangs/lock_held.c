@@ -8,14 +8,19 @@
  * rank 1 in MPI_Win_lock(target=2, win ...) waiting for rank 0, which holds
  * an exclusive lock on rank 2: "Deadlock: cycle 0 -> 1 -> 0". With the
  * argument "shared", rank 0's lock is a shared one: rank 1's exclusive
- * request still conflicts with it, and the verdict says so. */
+ * request still conflicts with it, and the verdict says so. With "all",
+ * rank 1 asks for MPI_Win_lock_all instead, a shared lock on every rank
+ * that rank 0's exclusive one conflicts with: the same cycle. With "rput",
+ * rank 1 first puts to rank 3 with MPI_Rput and waits for it (MPI_Wait on
+ * its request), then goes on as without an argument. */
 #include <mpi.h>
 #include <stddef.h>
 #include <string.h>
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  const int held = argc > 1 && strcmp(argv[1], "shared") == 0 ? MPI_LOCK_SHARED : MPI_LOCK_EXCLUSIVE;
+  const char* mode = argc > 1 ? argv[1] : "";
+  const int held = strcmp(mode, "shared") == 0 ? MPI_LOCK_SHARED : MPI_LOCK_EXCLUSIVE;
   int rank, slot = -1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Win win;
@@ -27,9 +32,22 @@ int main(int argc, char** argv) {
     MPI_Send(NULL, 0, MPI_INT, 1, 0, MPI_COMM_WORLD);
   } else if (rank == 1) {
     MPI_Recv(NULL, 0, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 2, 0, win);
-    MPI_Put(&rank, 1, MPI_INT, 2, 0, 1, MPI_INT, win);
-    MPI_Win_unlock(2, win);
+    if (strcmp(mode, "rput") == 0) {
+      MPI_Request put;
+      MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 3, 0, win);
+      MPI_Rput(&rank, 1, MPI_INT, 3, 0, 1, MPI_INT, win, &put);
+      MPI_Wait(&put, MPI_STATUS_IGNORE);
+      MPI_Win_unlock(3, win);
+    }
+    if (strcmp(mode, "all") == 0) {
+      MPI_Win_lock_all(0, win);
+      MPI_Put(&rank, 1, MPI_INT, 2, 0, 1, MPI_INT, win);
+      MPI_Win_unlock_all(win);
+    } else {
+      MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 2, 0, win);
+      MPI_Put(&rank, 1, MPI_INT, 2, 0, 1, MPI_INT, win);
+      MPI_Win_unlock(2, win);
+    }
   }
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) MPI_Win_unlock(2, win);

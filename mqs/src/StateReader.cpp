@@ -220,6 +220,7 @@ Result<std::vector<Op>> StateReader::ops(const Root& root) const {
     const RecordView r(layout_, target_, bytes);
     Op op;
     op.kind = static_cast<std::uint32_t>(r.u(F::OpKind));
+    if (op.kind == MPIDBG_OP_RMA) continue;  // one-sided requests: no queue of the interface shows them
     if (op.kind > MPIDBG_OP_COLLECTIVE) {
       debugPrint("op slot %u has kind %u; skipped", i, op.kind);
       continue;

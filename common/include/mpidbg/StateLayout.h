@@ -164,7 +164,9 @@ enum mpidbg_slot_state {
 enum mpidbg_op_kind {
   MPIDBG_OP_SEND = 0,       /**< MPI_Isend/Issend/Ibsend/Irsend, MPI_Send_init... */
   MPIDBG_OP_RECV = 1,       /**< MPI_Irecv, MPI_Recv_init */
-  MPIDBG_OP_COLLECTIVE = 2  /**< MPI_Ibarrier, MPI_Ibcast, ... MPI_Ineighbor_* */
+  MPIDBG_OP_COLLECTIVE = 2, /**< MPI_Ibarrier, MPI_Ibcast, ... MPI_Ineighbor_* */
+  MPIDBG_OP_RMA = 3         /**< MPI_Rput, _Rget, _Raccumulate, _Rget_accumulate: comm is the window,
+                                 peer the target; no message queue of the interface shows them */
 };
 
 /** op.flags bits */

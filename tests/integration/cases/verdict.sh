@@ -155,7 +155,7 @@ case_verdict_lock_held_across_a_barrier_is_a_cycle() {
   run_mpidbg 120 -ex run -ex 'wait 10' -ex status -ex hang -ex queues -ex kill -- \
     "$mpiexec" -n 4 "$verdict_hangs/lock_held"
   check_rc 0 &&
-  check_matches "$out" '^\[1\] blocked in MPI_Win_lock\(target=2, win 0x[0-9a-f]+\) at lock_held\.c:30 in main$' "status" &&
+  check_matches "$out" '^\[1\] blocked in MPI_Win_lock\(target=2, win 0x[0-9a-f]+\) at lock_held\.c:47 in main$' "status" &&
   check_matches "$out" '^  \[1\] -> \[0\]  in MPI_Win_lock\(target=2, win 0x[0-9a-f]+\): rank 0 holds an exclusive lock on rank 2 of win 0x[0-9a-f]+$' "hang" &&
   check_contains "$out" "Deadlock: cycle 0 -> 1 -> 0" "hang" &&
   check_matches "$out" '^  holds an exclusive lock on rank 2 of win 0x[0-9a-f]+ \(since MPI call [0-9]+\)$' "queues" || return 1
@@ -166,11 +166,24 @@ case_verdict_lock_held_across_a_barrier_is_a_cycle() {
   check_matches "$out" '^  \[1\] -> \[0\]  in MPI_Win_lock\(target=2, win 0x[0-9a-f]+\): rank 0 holds a shared lock on rank 2 of win 0x[0-9a-f]+, and rank 1 asks for an exclusive one$' "hang (shared holder)" &&
   check_contains "$out" "Deadlock: cycle 0 -> 1 -> 0" "hang (shared holder)" &&
   check_matches "$out" '^\[1\] asks for an exclusive lock on rank 2 of win 0x[0-9a-f]+ \(since MPI call [0-9]+\)$' "queues (shared holder)" || return 1
-  # The RMA operations are seen too: a breakpoint on MPI_Put stops rank 0 there.
-  run_mpidbg 120 -ex 'break MPI_Put' -ex run -ex 'wait 10' -ex status -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/lock_held"
+  # MPI_Win_lock_all asks for a shared lock on every rank: rank 0's
+  # exclusive one on rank 2 conflicts (MPICH waits in MPI_Win_lock_all).
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex hang -ex queues -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/lock_held" all
+  check_rc 0 &&
+  check_matches "$out" '^  \[1\] -> \[0\]  in MPI_Win_lock_all\(win 0x[0-9a-f]+\): rank 0 holds an exclusive lock on rank 2 of win 0x[0-9a-f]+$' "hang (lock_all)" &&
+  check_contains "$out" "Deadlock: cycle 0 -> 1 -> 0" "hang (lock_all)" &&
+  check_matches "$out" '^\[1\] asks for a shared lock on every rank of win 0x[0-9a-f]+ \(since MPI call [0-9]+\)$' "queues (lock_all)" || return 1
+  # The RMA operations are seen too: a breakpoint on MPI_Put stops rank 0
+  # there; the request of rank 1's MPI_Rput is a pending operation on the
+  # window when it enters MPI_Wait; then the same cycle.
+  run_mpidbg 120 -ex 'break MPI_Put' -ex 'break MPI_Wait' -ex run -ex 'wait 10' -ex status -ex 'continue' \
+    -ex 'wait 10' -ex queues -ex 'continue' -ex 'wait 10' -ex hang -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/lock_held" rput
   check_rc 0 &&
   check_contains "$out" "[0] hit breakpoint 1: MPI_Put(target=2, count=1)" "break MPI_Put (its target named)" &&
-  check_contains "$(section status)" "[0] stopped at breakpoint 1 at MPI_Put(target=2, count=1)" "status at the breakpoint"
+  check_contains "$(section status)" "[0] stopped at breakpoint 1 at MPI_Put(target=2, count=1)" "status at the breakpoint" &&
+  check_contains "$out" "[1] hit breakpoint 2: MPI_Wait" "break MPI_Wait" &&
+  check_matches "$(section queues)" '^    one-sided MPI_Rput\(target=3, count=1\) request 0x[0-9a-f]+$' "queues (the MPI_Rput request)" &&
+  check_contains "$out" "Deadlock: cycle 0 -> 1 -> 0" "hang (after the MPI_Rput)"
 }
 
 case_verdict_pscw_epochs_are_followed() {

@@ -68,6 +68,7 @@ RankQueues fullQueues() {
       comm.recvs.push_back(sampleOp(PendingOp::Kind::Recv, 10 * c + j + 3));
       comm.unexpected.push_back(sampleOp(PendingOp::Kind::Recv, 10 * c + j + 5));
       comm.collectives.push_back(sampleOp(PendingOp::Kind::Collective, 10 * c + j + 7));
+      if (c == 1) comm.rma.push_back(sampleOp(PendingOp::Kind::Rma, 10 * c + j + 9));
     }
     q.comms.push_back(std::move(comm));
   }
@@ -145,6 +146,7 @@ void checkSame(const RankQueues& a, const RankQueues& b) {
     checkSameOps(x.recvs, y.recvs);
     checkSameOps(x.unexpected, y.unexpected);
     checkSameOps(x.collectives, y.collectives);
+    checkSameOps(x.rma, y.rma);
   }
   REQUIRE(a.wildcards.size() == b.wildcards.size());
   for (std::size_t i = 0; i < a.wildcards.size(); ++i) {

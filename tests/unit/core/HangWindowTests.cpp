@@ -108,6 +108,45 @@ TEST_CASE("hang: the lock a rank asks for decides which holders it waits for", "
   }
 }
 
+TEST_CASE("hang: MPI_Win_lock_all waits for an exclusive holder of any rank", "[hang]") {
+  HangInput in = lockInput(false, {kWin, 2, true, 5});
+  in.ranks[1].call = onWindow("MPI_Win_lock_all");
+  in.ranks[1].locks = {{kWin, -1, false, 7, false}};
+  CHECK(hasEdge(analyzeHang(in), 1, 0));
+  in.ranks[0].locks[0].exclusive = false;  // shared locks do not conflict with it
+  const HangVerdict shared = analyzeHang(in);
+  CHECK_FALSE(hasEdge(shared, 1, 0));
+  CHECK(shared.unfollowed.count(1) == 1);
+}
+
+TEST_CASE("hang: a wait on an MPI_Rput request waits as a flush of its target", "[hang]") {
+  // Rank 1 waits in MPI_Wait on its MPI_Rput to rank 2, on which rank 0
+  // holds an exclusive lock.
+  HangInput in = lockInput(true, {kWin, 2, true, 5});
+  proto::RankQueues& waiter = in.ranks[1];
+  waiter.locks.clear();
+  waiter.call = plainCall("MPI_Wait");
+  proto::PendingOp put;
+  put.kind = proto::PendingOp::Kind::Rma;
+  put.function = "MPI_Rput";
+  put.request = 0x6c000001;
+  put.comm = kWin;
+  put.peer = 2;
+  put.count = 1;
+  put.waited = true;
+  waiter.comms.back().rma.push_back(put);
+  const HangVerdict v = analyzeHang(in);
+  CHECK(hasEdge(v, 1, 0));
+  CHECK(v.cycles == std::vector<std::vector<int>>{{0, 1}});
+  CHECK(describeOp(put) == "MPI_Rput(target=2, count=1) request 0x6c000001 [waited]");
+  SECTION("no holder seen: named, not guessed") {
+    in.ranks[0].locks.clear();
+    const HangVerdict w = analyzeHang(in);
+    CHECK(w.cycles.empty());
+    CHECK(w.unfollowed.count(1) == 1);
+  }
+}
+
 /// pscw_mismatch's shape: rank 0 inside `originCall` (MPI_Win_start or
 /// _complete) with an access epoch open to rank 1; rank 1 has posted
 /// `posted` exposure epochs to rank 0 and waits with ranks 2 and 3 in
