@@ -43,7 +43,7 @@ Timed timed(Body&& body) {
   return t;
 }
 
-/// `status`: what doStatus does (cli/Commands.cpp) but the JSON.
+/// `status`: what doStatus does (cli/JobCommands.cpp) but the JSON.
 Timed runStatus(core::Debugger& debugger, long n, bool frozen) {
   return timed([&] {
     const auto views = debugger.views();
