@@ -360,27 +360,47 @@ std::string callSiteOf(const std::vector<stacks::SymbolFrame>& frames) {
 
 std::map<int, std::string> mpiCallSites(const StackInput& input, stacks::Symbolizer& symbolizer) {
   std::map<int, std::string> sites;
-  const auto cut = [](std::vector<stacks::SymbolFrame> frames) {
-    return cutAtMpiCall(cutRuntimeHandler(nameMain(std::move(frames))));
+  // One rank's threads, main thread first: the first in an MPI call wins;
+  // without one, the main thread's own innermost frame.
+  struct Pick {
+    std::string inMpi, mainOwn;
+    void consider(std::vector<stacks::SymbolFrame> frames, bool main) {
+      if (!inMpi.empty()) return;
+      frames = cutAtMpiCall(cutRuntimeHandler(nameMain(std::move(frames))));
+      const bool mpi = !frames.empty() && !mpiEntryOf(frames.front().function).empty();
+      if (!mpi && !main) return;
+      std::string site = callSiteOf(frames);
+      (mpi ? inMpi : mainOwn) = std::move(site);
+    }
+    void into(std::map<int, std::string>& out, int rank) {
+      std::string& site = inMpi.empty() ? mainOwn : inMpi;
+      if (!site.empty()) out[rank] = std::move(site);
+    }
   };
   for (const proto::RankStacks& rank : input.captured) {
-    for (const proto::ThreadStack& t : rank.threads) {
-      if (!t.mainThread || !t.error.empty()) continue;
-      std::vector<stacks::SymbolFrame> frames;
-      for (const proto::StackFrame& f : t.frames) {
-        const stacks::Symbolized& s = symbolizer.symbolize(rank, f);
-        frames.insert(frames.end(), s.frames.begin(), s.frames.end());
+    Pick pick;
+    for (bool main : {true, false})
+      for (const proto::ThreadStack& t : rank.threads) {
+        if (t.mainThread != main || !t.error.empty()) continue;
+        std::vector<stacks::SymbolFrame> frames;
+        for (const proto::StackFrame& f : t.frames) {
+          const stacks::Symbolized& s = symbolizer.symbolize(rank, f);
+          frames.insert(frames.end(), s.frames.begin(), s.frames.end());
+        }
+        pick.consider(std::move(frames), main);
       }
-      if (std::string site = callSiteOf(cut(std::move(frames))); !site.empty()) sites[rank.worldRank] = std::move(site);
-    }
+    pick.into(sites, rank.worldRank);
   }
   for (const auto& [rank, threads] : input.viaGdb) {
     if (threads.empty()) continue;
     // gdb's thread 1 is the main thread; `thread apply all bt` prints it last.
-    const auto main = std::find_if(threads.begin(), threads.end(), [](const GdbThread& t) { return t.number == 1; });
-    const GdbThread& thread = main != threads.end() ? *main : threads.front();
-    std::vector<stacks::SymbolFrame> frames = symbolizeGdbThread(thread, modulesOf(input, rank), symbolizer);
-    if (std::string site = callSiteOf(cut(std::move(frames))); !site.empty()) sites[rank] = std::move(site);
+    const auto found = std::find_if(threads.begin(), threads.end(), [](const GdbThread& t) { return t.number == 1; });
+    const GdbThread* mainThread = found != threads.end() ? &*found : &threads.front();
+    Pick pick;
+    pick.consider(symbolizeGdbThread(*mainThread, modulesOf(input, rank), symbolizer), true);
+    for (const GdbThread& thread : threads)
+      if (&thread != mainThread) pick.consider(symbolizeGdbThread(thread, modulesOf(input, rank), symbolizer), false);
+    pick.into(sites, rank);
   }
   return sites;
 }

@@ -114,15 +114,17 @@ std::vector<stacks::SymbolFrame> cutRuntimeHandler(std::vector<stacks::SymbolFra
 /// when neither is there.
 std::vector<stacks::SymbolFrame> cutAboveMain(std::vector<stacks::SymbolFrame> frames);
 
-/// Where each rank of `input` made the MPI call its main thread is in: the
-/// caller of the outermost MPI_* / PMPI_* frame, as "deadlock.c:19 in main"
-/// (file without its directory), "solver+0x1a2b in solve" when the binary
-/// has no line information, "solver+0x1a2b in ??" without symbols ("?? (solver)"
-/// from gdb, which gives no offset). Ranks whose main thread was not read
-/// are left out. Captured
-/// stacks are symbolized with `symbolizer`; gdb's frames are taken as gdb
-/// named them. A main thread outside MPI (a rank polling between two
-/// MPI_Test calls) gives its innermost frame in the application's code.
+/// Where each rank of `input` made the MPI call it is in: the caller of the
+/// outermost MPI_* / PMPI_* frame of its main thread, or, when the main
+/// thread is in no MPI call, of the first other thread that is (a program
+/// whose MPI calls are made by a thread of its own), as "deadlock.c:19 in
+/// main" (file without its directory), "solver+0x1a2b in solve" when the
+/// binary has no line information, "solver+0x1a2b in ??" without symbols
+/// ("?? (solver)" from gdb, which gives no offset). Ranks whose threads were
+/// not read are left out. Captured stacks are symbolized with `symbolizer`;
+/// gdb's frames are taken as gdb named them. A rank with no thread in MPI (a
+/// rank polling between two MPI_Test calls) gives its main thread's
+/// innermost frame in the application's code.
 std::map<int, std::string> mpiCallSites(const StackInput& input, stacks::Symbolizer& symbolizer);
 
 /// The stacks of a thread-level violation (ccs::proto::Event::stacks: the

@@ -194,7 +194,7 @@ TEST_CASE("where leaves out the MPI library's own threads unless asked", "[stack
   CHECK_THAT(stacks::renderLeaves(all), Catch::Contains("libucs.so.0"));
 }
 
-TEST_CASE("mpiCallSites names the caller of the MPI call in each rank's main thread, or its own code outside MPI", "[stacks][query]") {
+TEST_CASE("mpiCallSites names the caller of the MPI call a rank's thread is in, or its own code outside MPI", "[stacks][query]") {
   StackInput input;
   GdbThread main0 = gdbThread(101, "solver", {"poll", "PMPI_Recv", "MPI_Recv", "exchange", "main"});
   main0.number = 1;
@@ -229,12 +229,26 @@ TEST_CASE("mpiCallSites names the caller of the MPI call in each rank's main thr
   main3.frames[3].file = "wildcard_done.c";
   main3.frames[3].line = 9;
   input.viaGdb[3] = {main3};
+  // The MPI calls are made by a thread of the program's own while the main
+  // thread joins it: that thread's call site.
+  GdbThread main5 = gdbThread(601, "solver", {"__futex_abstimed_wait_common", "pthread_join", "main"});
+  main5.number = 1;
+  main5.frames[0].module = main5.frames[1].module = "/lib/x86_64-linux-gnu/libc.so.6";
+  main5.frames[2].file = "driver.c";
+  main5.frames[2].line = 30;
+  GdbThread worker = gdbThread(602, "solver", {"poll", "MPI_Recv", "communicate", "start_thread"});
+  worker.number = 2;
+  worker.frames[2].file = "driver.c";
+  worker.frames[2].line = 17;
+  worker.frames[3].module = "/lib/x86_64-linux-gnu/libc.so.6";
+  input.viaGdb[5] = {worker, main5};
   stacks::Symbolizer symbolizer;
   const auto sites = mpiCallSites(input, symbolizer);
-  CHECK(sites.size() == 4);
+  CHECK(sites.size() == 5);
   CHECK(sites.at(3) == "wildcard_done.c:9 in main");
   CHECK(sites.at(0) == "ring.c:12 in exchange");
   CHECK(sites.at(1) == "?? (libsolver.so)");
   CHECK(sites.at(2) == "solver.c:40 in compute");
   CHECK_FALSE(sites.contains(4));
+  CHECK(sites.at(5) == "driver.c:17 in communicate");
 }
