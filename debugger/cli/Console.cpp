@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "debugger/cli/JsonOutput.hpp"
+#include "debugger/core/OutputRelay.hpp"
 #include "debugger/core/RankSet.hpp"
 
 namespace mpidbg::cli {
@@ -267,16 +268,21 @@ std::string Console::paintRankPrefixes(const std::string& text) {
 
 void Console::progress(const std::string& line) {
   if (json_ || !interactive()) return;
+  progressShown_ = true;
+  std::fflush(stdout);
+  if (relay_ != nullptr && relay_->show(line)) return;
+  relay_ = nullptr;  // gone or stuck: the progress line is drawn here from now on
   std::fprintf(stdout, "\r\033[K%s", line.c_str());
   std::fflush(stdout);
-  progressShown_ = true;
 }
 
 void Console::endProgress() {
   if (!progressShown_) return;
+  progressShown_ = false;
+  if (relay_ != nullptr && relay_->clear()) return;
+  relay_ = nullptr;
   std::fputs("\r\033[K", stdout);
   std::fflush(stdout);
-  progressShown_ = false;
 }
 
 }  // namespace mpidbg::cli

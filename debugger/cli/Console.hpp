@@ -7,6 +7,10 @@
 #include <string>
 #include <string_view>
 
+namespace mpidbg::core {
+class OutputRelay;
+}
+
 namespace mpidbg::cli {
 
 /// What a piece of terminal text is, for its colour (Console::color).
@@ -51,6 +55,10 @@ class Console {
   void progress(const std::string& line);
   /// Clears a progress line, if one is shown.
   void endProgress();
+  /// Progress lines go through `relay` (the job's output relay, which clears
+  /// them before the job's output) while it answers; nullptr: written here.
+  /// `relay` must outlive the console's use of it.
+  void setRelay(core::OutputRelay* relay) { relay_ = relay; }
   /// True when stdout is a terminal.
   bool interactive() const;
 
@@ -101,6 +109,7 @@ class Console {
   mutable std::mutex mutex_;
   std::deque<std::string> notices_;
   bool progressShown_ = false;
+  core::OutputRelay* relay_ = nullptr;
   /// Rows of the terminal on stdout (ioctl TIOCGWINSZ, else $LINES), 0 when
   /// unknown.
   int height() const;

@@ -24,6 +24,7 @@
 #include "debugger/cli/Repl.hpp"
 #include "debugger/core/HangReport.hpp"
 #include "debugger/core/Launcher.hpp"
+#include "debugger/core/OutputRelay.hpp"
 #include "debugger/core/StaticFindings.hpp"
 #include "debugger/core/charm/CharmJob.hpp"
 #include "debugger/core/StackQuery.hpp"
@@ -402,6 +403,8 @@ int main(int argc, char** argv) {
 
   cli::installSignalHandlers();
   installTerminationHandlers();
+  // Declared before the console and the debugger so that it outlives them.
+  std::unique_ptr<core::OutputRelay> relay;
   cli::Console console;
   // --json: stdout carries the JSON lines alone; whatever else would go there
   // (the job's own output, which the launcher inherits, readline's prompt)
@@ -547,6 +550,16 @@ int main(int argc, char** argv) {
   launch.replayDir = replayDir;
   launch.registerTimeout = std::chrono::milliseconds(static_cast<long long>(registerTimeout * 1000));
   launch.listen = listen;
+  // On a terminal the job's output goes through a relay process that clears
+  // a progress line before it (core/OutputRelay.hpp). When the relay cannot
+  // start, the launcher writes to the terminal itself, as it always did.
+  if (console.interactive() && !console.json())
+    if (auto started = core::OutputRelay::start(::isatty(STDERR_FILENO) == 1)) {
+      relay = std::move(*started);
+      launch.outputFd = relay->jobStdout();
+      launch.errorFd = relay->jobStderr();
+      console.setRelay(relay.get());
+    }
   auto launched = debugger.launch(
       launch,
       [&](int registered, int expected) {
@@ -554,6 +567,7 @@ int main(int argc, char** argv) {
                          (expected > 0 ? std::to_string(expected) : std::string("?")));
       },
       [] { return cli::g_interrupted.load(); });
+  if (relay) relay->closeJobEnds();  // the launcher has its own copies now
   console.endProgress();
   console.drainNotices();
   if (!launched) {

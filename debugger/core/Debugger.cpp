@@ -82,7 +82,8 @@ Expected<void> Debugger::launch(const LaunchOptions& options, const Progress& pr
   std::vector<std::string> names;
   for (const auto& [name, value] : env) names.push_back(name);
   launcherFamily_ = launcherFamily(options.argv);
-  auto launcher = Launcher::start(withForwardedEnv(options.argv, launcherFamily_, names), env);
+  auto launcher = Launcher::start(withForwardedEnv(options.argv, launcherFamily_, names), env, options.outputFd,
+                                  options.errorFd);
   if (!launcher) return std::unexpected(launcher.error());
   launcher_ = std::move(*launcher);
   hub_->setLauncher(launcher_.get());

@@ -46,6 +46,10 @@ struct LaunchOptions {
   /// Where the front end listens for the ranks (mpidbg --listen;
   /// resolveHubAddress): "" is loopback, for ranks on this host only.
   std::string listen;
+  /// Where the launcher's stdout and stderr go (Launcher::start): -1 for the
+  /// debugger's own (OutputRelay's pipes when stdout is a terminal).
+  int outputFd = -1;
+  int errorFd = -1;
 };
 
 /// How to attach to a job started with the runtime preloaded and

@@ -85,7 +85,7 @@ ExitStatus fromWaitStatus(int status) {
 
 Expected<std::unique_ptr<Launcher>> Launcher::start(
     const std::vector<std::string>& argv,
-    const std::vector<std::pair<std::string, std::string>>& extraEnv, int outputFd) {
+    const std::vector<std::pair<std::string, std::string>>& extraEnv, int outputFd, int errorFd) {
   if (argv.empty()) return fail("no launcher command given (usage: mpidbg -- mpiexec -n 4 ./app)");
 
   std::map<std::string, std::string> env;
@@ -108,10 +108,8 @@ Expected<std::unique_ptr<Launcher>> Launcher::start(
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  if (outputFd >= 0) {
-    posix_spawn_file_actions_adddup2(&actions, outputFd, STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, outputFd, STDERR_FILENO);
-  }
+  if (outputFd >= 0) posix_spawn_file_actions_adddup2(&actions, outputFd, STDOUT_FILENO);
+  if (errorFd >= 0) posix_spawn_file_actions_adddup2(&actions, errorFd, STDERR_FILENO);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   posix_spawnattr_setpgroup(&attr, 0);

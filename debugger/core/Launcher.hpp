@@ -76,19 +76,21 @@ std::vector<std::string> withForwardedEnv(const std::vector<std::string>& argv, 
 /// The launcher process (mpiexec, srun, mpirun, ...) of a job that mpidbg
 /// starts. It runs in its own process group so terminal Ctrl-C reaches only
 /// the debugger; its stdin is /dev/null (the prompt keeps the terminal), its
-/// stdout and stderr are the debugger's.
+/// stdout and stderr are the debugger's unless start() is given others.
 class Launcher {
  public:
   /// Starts `argv` (argv[0] looked up in PATH) with the debugger's environment
   /// plus `extraEnv` (NAME, VALUE pairs; they replace existing names).
   /// Errors: empty argv, or argv[0] not found / not executable ("cannot run
   /// 'mpiexecc': No such file or directory"). `outputFd` >= 0: the
-  /// launcher's stdout and stderr go there instead (the write end of a pipe
-  /// the debugger reads: Charm++ programs tell the debugger of breakpoints and
-  /// freezes on stdout); the caller keeps and closes its own descriptor.
+  /// launcher's stdout goes there instead (the write end of a pipe the
+  /// debugger reads: Charm++ programs tell the debugger of breakpoints and
+  /// freezes on stdout; OutputRelay copies it to the terminal); `errorFd`
+  /// >= 0: its stderr likewise. The caller keeps and closes its descriptors.
   static Expected<std::unique_ptr<Launcher>> start(
       const std::vector<std::string>& argv,
-      const std::vector<std::pair<std::string, std::string>>& extraEnv, int outputFd = -1);
+      const std::vector<std::pair<std::string, std::string>>& extraEnv, int outputFd = -1,
+      int errorFd = -1);
   /// Terminates the launcher if still running (see terminate).
   ~Launcher();
   Launcher(const Launcher&) = delete;

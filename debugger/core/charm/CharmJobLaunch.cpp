@@ -174,7 +174,7 @@ Expected<void> CharmJob::launch(const CharmLaunchOptions& options, const Progres
 
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return fail(std::string("cannot make a pipe: ") + std::strerror(errno));
-  auto started = Launcher::start(argv, {}, fds[1]);
+  auto started = Launcher::start(argv, {}, fds[1], fds[1]);
   ::close(fds[1]);
   if (!started) {
     ::close(fds[0]);

@@ -221,3 +221,35 @@ case_interactive_long_output_goes_through_the_pager() {
   [ "$(grep -c 'Kill the job' <<<"$out")" = 1 ] || { echo "    the first help was on the screen too"; return 1; }
   check_contains "$exit_status" "MPIDBG-EXIT=0" "exit status"
 }
+
+case_interactive_job_output_starts_after_the_progress_line() {
+  # Issue 24 item 9: on a terminal the job's output goes through a relay that
+  # erases 'wait's progress line first, so it starts at column 0 instead of
+  # after "... (Ctrl-C interrupts)".
+  command -v tmux >/dev/null || { echo "    tmux is not installed"; return 1; }
+  local s=relay home="$work/home-relay" ok=1 i
+  ikill
+  istart $s "$home" "" -- "$mpiexec" -n 2 "$examples/phases" 4 400
+  {
+    iwait $s "Job started: 2 ranks" 1 1200 &&
+    itmux send-keys -t $s 'run' Enter && iwait $s "Continuing" &&
+    itmux send-keys -t $s 'wait 30' Enter && iwait $s "phases: checksum" &&
+    for i in $(seq 1 100); do
+      ipane $s | grep -qE "^(The job has ended|Every rank is blocked)" && break
+      sleep 0.1
+    done &&
+    itmux send-keys -t $s C-d
+  } || { ok=0; istop $s; }
+  local exit_status
+  exit_status="$(iexited $s)"
+  out="$(ipane $s)"
+  ikill
+  [ $ok -eq 1 ] || return 1
+  if grep -F "(Ctrl-C interrupts)" <<<"$out" | grep -qF "phases:"; then
+    echo "    the job's output ran into the progress line:"
+    grep -F "phases:" <<<"$out" | sed 's/^/      /'
+    return 1
+  fi
+  check_contains "$(grep -E '^phases: checksum' <<<"$out")" "after 4 steps" "the job's output at column 0" &&
+  check_contains "$exit_status" "MPIDBG-EXIT=0" "exit status"
+}
