@@ -93,21 +93,36 @@ void noteProbePoll(Runtime* rt, MpiFunction function, int source, int tag, MPI_C
   watch->missed(test, rt->mpiCalls(), entryNs, callClockNow());
 }
 
+namespace {
+
+/// What every operation's record holds: `kind` and `function`, its request,
+/// the handle key `comm` of its communicator or window, `peer` and `tag` as
+/// the wire carries them, `count` elements of `datatype` at `buffer`, and the
+/// rank's MPI call count at issue. The caller sets flags and the rest.
+OpInit baseOp(Runtime& rt, std::uint32_t kind, MpiFunction function, MPI_Request request, std::uint64_t comm,
+              std::int32_t peer, std::int32_t tag, int count, MPI_Datatype datatype, const void* buffer) noexcept {
+  OpInit op;
+  op.kind = kind;
+  op.function = static_cast<std::uint32_t>(function);
+  op.request = handleKey(request);
+  op.comm = comm;
+  op.peer = peer;
+  op.tag = tag;
+  op.count = count;
+  op.bytes = bytesOf(count, datatype);
+  op.datatype = handleKey(datatype);
+  op.buffer = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(buffer));
+  op.issued = rt.mpiCalls();
+  return op;
+}
+
+}  // namespace
+
 void recordPointToPoint(Runtime& rt, const PointToPoint& p, MPI_Request request) noexcept {
   if (request == MPI_REQUEST_NULL) return;
-  OpInit op;
-  op.kind = p.kind;
-  op.function = static_cast<std::uint32_t>(p.function);
+  OpInit op = baseOp(rt, p.kind, p.function, request, commKey(p.comm), wirePeer(p.peer), wireTag(p.tag), p.count,
+                     p.datatype, p.buffer);
   op.flags = (p.flags & MPIDBG_OP_PERSISTENT) ? p.flags : p.flags | MPIDBG_OP_ACTIVE;
-  op.request = handleKey(request);
-  op.comm = commKey(p.comm);
-  op.peer = wirePeer(p.peer);
-  op.tag = wireTag(p.tag);
-  op.count = p.count;
-  op.bytes = bytesOf(p.count, p.datatype);
-  op.datatype = handleKey(p.datatype);
-  op.buffer = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(p.buffer));
-  op.issued = rt.mpiCalls();
   // Registers a communicator made by a call the runtime does not interpose,
   // so the operation's communicator shows up in the queues.
   cachedComm(rt.comms(), p.comm);
@@ -119,19 +134,8 @@ void recordPointToPoint(Runtime& rt, const PointToPoint& p, MPI_Request request)
 void recordOneSided(Runtime& rt, MpiFunction function, std::uint64_t winKey, int target, int count,
                     MPI_Datatype datatype, const void* buffer, MPI_Request request) noexcept {
   if (request == MPI_REQUEST_NULL) return;
-  OpInit op;
-  op.kind = MPIDBG_OP_RMA;
-  op.function = static_cast<std::uint32_t>(function);
+  OpInit op = baseOp(rt, MPIDBG_OP_RMA, function, request, winKey, target, -1, count, datatype, buffer);
   op.flags = MPIDBG_OP_ACTIVE;
-  op.request = handleKey(request);
-  op.comm = winKey;
-  op.peer = target;
-  op.tag = -1;
-  op.count = count;
-  op.bytes = bytesOf(count, datatype);
-  op.datatype = handleKey(datatype);
-  op.buffer = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(buffer));
-  op.issued = rt.mpiCalls();
   rt.ops().insert(op);  // a full table: the wait on it says its requests are not known
 }
 
@@ -142,19 +146,8 @@ namespace {
 /// counted.
 OpInit collectiveOp(Runtime& rt, MpiFunction function, ccs::proto::CollClass collClass, MPI_Comm comm, int root,
                     int count, MPI_Datatype datatype, const void* buffer, MPI_Request request) noexcept {
-  OpInit op;
-  op.kind = MPIDBG_OP_COLLECTIVE;
-  op.function = static_cast<std::uint32_t>(function);
-  op.request = handleKey(request);
-  op.comm = commKey(comm);
-  op.peer = root;
-  op.tag = -1;
-  op.count = count;
-  op.bytes = bytesOf(count, datatype);
-  op.datatype = handleKey(datatype);
-  op.buffer = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(buffer));
+  OpInit op = baseOp(rt, MPIDBG_OP_COLLECTIVE, function, request, commKey(comm), root, -1, count, datatype, buffer);
   op.collClass = static_cast<std::int32_t>(collClass);
-  op.issued = rt.mpiCalls();
   return op;
 }
 
