@@ -16,6 +16,7 @@
 #include <memory>
 
 #include "debugger/cli/CharmMain.hpp"
+#include "debugger/cli/CoreMain.hpp"
 #include "debugger/cli/Commands.hpp"
 #include "debugger/cli/ExitCodes.hpp"
 #include "debugger/cli/HangTriage.hpp"
@@ -28,9 +29,6 @@
 #include "debugger/core/StaticFindings.hpp"
 #include "debugger/core/charm/CharmJob.hpp"
 #include "debugger/core/StackQuery.hpp"
-#include "debugger/core/mqs/CoreFile.hpp"
-#include "debugger/core/mqs/QueueSources.hpp"
-#include "debugger/core/stacks/CoreStacks.hpp"
 
 using namespace mpidbg;
 
@@ -72,97 +70,6 @@ std::vector<std::string> readScript(const std::string& path, std::string& error)
   return lines;
 }
 
-/// Where each rank of `ranks` (read from core files, source "core:PATH") made
-/// the MPI call it is in, from its core's main thread (unwound by elfutils,
-/// symbolized as a live rank's stacks are); a core whose threads cannot be
-/// read is said on stderr and has none.
-std::map<int, std::string> coreCallSites(const std::vector<ccs::proto::RankQueues>& ranks) {
-  core::StackInput stacks;
-  for (const auto& q : ranks) {
-    if (!q.source.starts_with("core:") || q.worldRank < 0) continue;
-    const std::string path = q.source.substr(5);
-    std::string executable;  // empty: the one libdwfl finds in the core
-    if (auto file = core::mqs::CoreFile::open(path))
-      if (auto named = (*file)->executable()) executable = *named;
-    auto read = core::stacks::readCoreStacks(path, executable);
-    if (!read) {
-      std::cerr << "note: " << path << ": no call site (its stacks could not be read: " << read.error().message
-                << ")\n";
-      continue;
-    }
-    read->worldRank = q.worldRank;
-    stacks.captured.push_back(std::move(*read));
-  }
-  core::stacks::Symbolizer symbolizer;
-  return core::mpiCallSites(stacks, symbolizer);
-}
-
-/// `mpidbg core [--mqs] [--json] [--no-frames] [--mqs-dll PATH] CORE...`: the queues and
-/// the hang verdict of a job from its ranks' core files, read through the
-/// message-queue DLL (no job, no gdb), each waiting rank's call site from its
-/// core's stack unless --no-frames. Exit 0 when every core was read, 65
-/// when some could not be, 64 on a usage error.
-int coreMain(std::vector<std::string> args) {
-  CLI::App app{"mpidbg core: the message queues and hang verdict of a job from its ranks' core files.\n\n"
-               "Usage: mpidbg core [--mqs] [--json] [--no-frames] [--mqs-dll PATH] CORE...\n"
-               "  e.g. mpidbg core --mqs core.1234 core.1235 core.1236 core.1237\n\n"
-               "Each core's program and libraries are found from the core itself; its rank from the\n"
-               "runtime's state in it; where each rank made the MPI call it waits in, from the core's\n"
-               "stack (unwound with the call-frame information of those files). Ranks without a core\n"
-               "are reported as unreadable.",
-               "mpidbg core"};
-  std::vector<std::string> cores;
-  std::string dll;
-  bool json = false, mqsFlag = false, noFrames = false;
-  app.add_flag("--mqs", mqsFlag, "Read message queues through the mqs DLL (the default and only way)");
-  app.add_flag("--json", json, "Print the verdict as one JSON object");
-  app.add_flag("--no-frames", noFrames, "Leave out where each rank made its MPI call (the cores' stacks are not unwound)");
-  app.add_option("--mqs-dll", dll, "Message-queue DLL to load instead of the one the core names")->type_name("PATH");
-  app.add_option("cores", cores, "Core files, one per rank")->required()->type_name("CORE");
-  try {
-    std::vector<std::string> reversed(args.rbegin(), args.rend());
-    app.parse(reversed);
-  } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    return rc == 0 ? 0 : cli::kExitUsage;
-  }
-  auto read = core::mqs::readCoreFiles(cores, dll);
-  if (!read) {
-    std::cerr << "error: " << read.error().message << "\n";
-    return cli::kExitCommandFailed;
-  }
-  core::HangInput input;
-  bool allRead = true;
-  for (std::size_t i = 0; i < read->size(); ++i) {
-    auto& q = (*read)[i];
-    if (!q.error.empty()) {
-      allRead = false;
-      std::cerr << "error: " << q.source << ": " << q.error << "\n";
-      continue;
-    }
-    for (const auto& c : q.comms)
-      if (c.state.name == "MPI_COMM_WORLD") input.worldSize = std::max(input.worldSize, c.state.size);
-    input.ranks.push_back(std::move(q));
-  }
-  if (input.ranks.empty()) {
-    std::cerr << "error: no core file could be read\n";
-    return cli::kExitCommandFailed;
-  }
-  std::vector<bool> seen(static_cast<std::size_t>(std::max(input.worldSize, 0)), false);
-  for (const auto& q : input.ranks)
-    if (q.worldRank >= 0 && q.worldRank < input.worldSize) seen[q.worldRank] = true;
-  for (int r = 0; r < input.worldSize; ++r)
-    if (!seen[r]) input.unreadable[r] = "no core file given";
-  if (!noFrames) input.callSites = coreCallSites(input.ranks);
-  const core::HangVerdict verdict = core::analyzeHang(input);
-  if (json) {
-    std::cout << core::hangToJson(verdict).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-  } else {
-    std::cout << "Queues:\n" << core::renderQueues(input.ranks, input.unreadable) << core::renderHang(verdict);
-  }
-  return allRead ? cli::kExitOk : cli::kExitCommandFailed;
-}
-
 }  // namespace
 
 /// SIGTERM and SIGHUP (a CI job's timeout, a closed terminal) end the job
@@ -184,7 +91,7 @@ static void installTerminationHandlers() {
 }
 
 int main(int argc, char** argv) {
-  if (argc >= 2 && std::string(argv[1]) == "core") return coreMain({argv + 2, argv + argc});
+  if (argc >= 2 && std::string(argv[1]) == "core") return cli::coreMain({argv + 2, argv + argc});
   if (argc >= 2 && std::string(argv[1]) == "record") return cli::recordMain({argv + 2, argv + argc});
   if (argc >= 2 && std::string(argv[1]) == "check") return checkMain(argv + 2);
   // `mpidbg attach [OPTIONS] FILE`: the session options, a job that listens
