@@ -2,7 +2,7 @@
 
 // Inputs of the hang verdict (debugger/core/HangReport.hpp) built in one
 // line: ranks, communicators and the calls they are in, for the verdict's
-// tests (HangReportTests.cpp, HangWindowTests.cpp).
+// tests (tests/unit/core/Hang*Tests.cpp).
 
 #include <cstdint>
 #include <optional>
@@ -101,6 +101,22 @@ inline proto::RankQueues rank(int r, int size, std::uint64_t collSeq, std::optio
 /// Collective number `seq` of a history, `fn` on `comm`, one element.
 inline proto::CollRecord rec(std::uint64_t seq, const std::string& fn, int root = -1, std::uint64_t comm = kWorld) {
   return proto::CollRecord{comm, seq, fn, root, 1};
+}
+
+/// A pending MPI_Irecv on MPI_COMM_WORLD from `source` (-1: any) with `tag`
+/// (-1: any) of `count` elements, request handle `request`; `waited` when the
+/// rank is inside an MPI_Wait*/Test* on it.
+inline proto::PendingOp irecvOp(int source, int tag, int count, std::uint64_t request, bool waited = false) {
+  proto::PendingOp irecv;
+  irecv.kind = proto::PendingOp::Kind::Recv;
+  irecv.function = "MPI_Irecv";
+  irecv.peer = source;
+  irecv.tag = tag;
+  irecv.count = count;
+  irecv.request = request;
+  irecv.waited = waited;
+  irecv.comm = kWorld;
+  return irecv;
 }
 
 /// True when the verdict has a wait-for edge from rank `from` to `to`.
