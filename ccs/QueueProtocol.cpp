@@ -227,11 +227,7 @@ Expected<RankQueues> rankQueuesFrom(const Record& r) {
     MPIDBG_TRY_ASSIGN(exclusive, r.integer<int>(h + "excl"));
     l.exclusive = exclusive != 0;
     MPIDBG_TRY_ASSIGN(l.call, r.integer<std::uint64_t>(h + "call"));
-    if (r.has(h + "granted")) {
-      int granted = 1;
-      MPIDBG_TRY_ASSIGN(granted, r.integer<int>(h + "granted"));
-      l.granted = granted != 0;
-    }
+    if (r.has(h + "granted")) MPIDBG_TRY_ASSIGN(l.granted, r.flag(h + "granted"));
     q.locks.push_back(l);
   }
 
@@ -249,11 +245,8 @@ Expected<RankQueues> rankQueuesFrom(const Record& r) {
     MPIDBG_TRY_ASSIGN(e.completed, r.integer<std::uint64_t>(h + "completed"));
     MPIDBG_TRY_ASSIGN(e.posted, r.integer<std::uint64_t>(h + "posted"));
     MPIDBG_TRY_ASSIGN(e.waited, r.integer<std::uint64_t>(h + "waited"));
-    int flag = 0;
-    MPIDBG_TRY_ASSIGN(flag, r.integer<int>(h + "access"));
-    e.access = flag != 0;
-    MPIDBG_TRY_ASSIGN(flag, r.integer<int>(h + "exposure"));
-    e.exposure = flag != 0;
+    MPIDBG_TRY_ASSIGN(e.access, r.flag(h + "access"));
+    MPIDBG_TRY_ASSIGN(e.exposure, r.flag(h + "exposure"));
     q.epochs.push_back(e);
   }
 
@@ -354,7 +347,7 @@ std::string encode(const RankQueues& q) {
       putInt(w, h + "target", l.target);
       putInt(w, h + "excl", l.exclusive ? 1 : 0);
       putInt(w, h + "call", l.call);
-      if (!l.granted) putInt(w, h + "granted", 0);
+      if (!l.granted) putFlag(w, h + "granted", false);
     }
   }
   if (!q.epochs.empty()) {
@@ -368,8 +361,8 @@ std::string encode(const RankQueues& q) {
       putInt(w, h + "completed", e.completed);
       putInt(w, h + "posted", e.posted);
       putInt(w, h + "waited", e.waited);
-      putInt(w, h + "access", e.access ? 1 : 0);
-      putInt(w, h + "exposure", e.exposure ? 1 : 0);
+      putFlag(w, h + "access", e.access);
+      putFlag(w, h + "exposure", e.exposure);
     }
   }
   if (!q.messages.empty()) {

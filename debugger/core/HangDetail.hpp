@@ -93,7 +93,8 @@ class Analyzer {
   void waitPeer(int rank, const proto::RankQueues& q, std::uint64_t commHandle, int peer, const std::string& why,
                 bool receive);
   void waitSelf(int rank, const proto::CommQueues& comm, int peer, const std::string& why, bool receive);
-  bool waitLockHolders(int rank, const proto::RankQueues& q, const proto::MpiCall& call, const std::string& why);
+  bool waitLockHolders(int rank, const proto::RankQueues& q, const std::string& function, std::uint64_t window,
+                       int target, const std::string& why);
   bool waitEpochPeers(int rank, const proto::RankQueues& q, const proto::MpiCall& call, bool access,
                       const std::string& why);
   void waitsOf(int rank, const Node& node);

@@ -259,8 +259,9 @@ void Analyzer::waitSelf(int rank, const proto::CommQueues& comm, int peer, const
   dead_.insert(rank);
 }
 
-/// `rank` is in MPI_Win_lock, _unlock or _flush on rank `call.peer` of the
-/// window `call.comm` (or in MPI_Win_lock_all: on every rank of it): it
+/// `rank` is in `function`, MPI_Win_lock, _unlock, _flush (or a wait on a
+/// request-based RMA operation), on rank `target` of the window of handle
+/// `window` (or in MPI_Win_lock_all: on every rank of it): it
 /// waits for every other rank the runtime saw holding a conflicting lock on
 /// that target of the same window (by identity; RankQueues::locks, from
 /// MPI_Win_lock's return to MPI_Win_unlock's). Inside an MPI_Win_lock that
@@ -268,21 +269,21 @@ void Analyzer::waitSelf(int rank, const proto::CommQueues& comm, int peer, const
 /// shared ones included); otherwise (a shared request, MPI_Win_lock_all, or
 /// an unlock or flush, whose lock type is not known) only exclusive ones.
 /// False when no holder is seen.
-bool Analyzer::waitLockHolders(int rank, const proto::RankQueues& q, const proto::MpiCall& call,
-                               const std::string& why) {
-  const proto::CommQueues* win = commOf(q, call.comm);
+bool Analyzer::waitLockHolders(int rank, const proto::RankQueues& q, const std::string& function,
+                               std::uint64_t window, int target, const std::string& why) {
+  const proto::CommQueues* win = commOf(q, window);
   if (!win) return false;
   const proto::CommIdentity id = proto::identityOf(win->state);
   const bool exclusiveAsked =
-      call.function == "MPI_Win_lock" && std::ranges::any_of(q.locks, [&](const proto::WindowLock& l) {
-        return !l.granted && l.exclusive && l.win == call.comm && l.target == call.peer;
+      function == "MPI_Win_lock" && std::ranges::any_of(q.locks, [&](const proto::WindowLock& l) {
+        return !l.granted && l.exclusive && l.win == window && l.target == target;
       });
-  const bool everyTarget = call.function == "MPI_Win_lock_all";
+  const bool everyTarget = function == "MPI_Win_lock_all";
   bool any = false;
   for (const auto& [other, node] : nodes_) {
     if (other == rank || !node.q) continue;
     for (const proto::WindowLock& l : node.q->locks) {
-      if (!l.granted || !(everyTarget || l.target == call.peer || (exclusiveAsked && l.target == -1))) continue;
+      if (!l.granted || !(everyTarget || l.target == target || (exclusiveAsked && l.target == -1))) continue;
       if (!l.exclusive && !exclusiveAsked) continue;
       const proto::CommQueues* theirs = commOf(*node.q, l.win);
       if (!theirs || proto::identityOf(theirs->state) != id) continue;
@@ -290,7 +291,7 @@ bool Analyzer::waitLockHolders(int rank, const proto::RankQueues& q, const proto
                                               : std::string(l.exclusive ? "an exclusive" : "a shared") +
                                                     " lock on rank " + std::to_string(l.target);
       edge(rank, other,
-           why + ": rank " + std::to_string(other) + " holds " + held + " of " + commName(win, call.comm) +
+           why + ": rank " + std::to_string(other) + " holds " + held + " of " + commName(win, window) +
                (exclusiveAsked && !l.exclusive ? ", and rank " + std::to_string(rank) + " asks for an exclusive one"
                                                : ""));
       any = true;
@@ -383,12 +384,7 @@ void Analyzer::waitsOf(int rank, const Node& node) {
           waitCollective(rank, c, op.collSeq, op.function, op.peer, opWhy);
         } else if (op.kind == proto::PendingOp::Kind::Rma) {
           // As a flush of its target: for the holder of a conflicting lock.
-          proto::MpiCall flush;
-          flush.function = op.function;
-          flush.peerRole = "target";
-          flush.peer = op.peer;
-          flush.comm = c.state.handle;
-          if (!waitLockHolders(rank, q, flush, opWhy)) v_.unfollowed[rank] = opWhy;
+          if (!waitLockHolders(rank, q, op.function, c.state.handle, op.peer, opWhy)) v_.unfollowed[rank] = opWhy;
         } else {
           const bool receive = op.kind == proto::PendingOp::Kind::Recv;
           waitPeer(rank, q, c.state.handle, op.peer, opWhy, receive);
@@ -412,7 +408,7 @@ void Analyzer::waitsOf(int rank, const Node& node) {
         c && counterpartPosted(rank, *c, call.peer, call.hasTag ? call.tag : -1, receive))
       matched_.insert({rank, why});
   } else if ((call.peerRole == "target" || call.function == "MPI_Win_lock_all") &&
-             waitLockHolders(rank, q, call, why))
+             waitLockHolders(rank, q, call.function, call.comm, call.peer, why))
     return;
   else if ((call.function == "MPI_Win_start" || call.function == "MPI_Win_complete") &&
            waitEpochPeers(rank, q, call, true, why))
