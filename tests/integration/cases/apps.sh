@@ -1,12 +1,10 @@
 # Real MPI applications from Debian's archive under mpidbg (issue 23 item 8):
 # LAMMPS, HPCC and MPB on Open MPI (Debian builds them against it), NetPIPE
-# on MPICH. Each runs to the same output as without mpidbg; a rank frozen
-# with 'freeze --now' is held, never a deadlock; a breakpoint on a call the
-# application makes stops every rank there, 'where' merges them and the run
-# then finishes; nothing is left running (run_case checks). Inputs are in
-# tests/apps/; scripts/install-deps installs the applications. NWChem is not
-# here: Debian 12's nwchem-mpich does not converge the SCF of a water molecule
-# on 2 ranks even without mpidbg (1 rank does). Sourced by
+# and NWChem on MPICH. Each runs to the same output as without mpidbg; a rank
+# frozen with 'freeze --now' is held, never a deadlock; a breakpoint on a call
+# the application makes stops every rank there, 'where' merges them and the
+# run then finishes; nothing is left running (run_case checks). Inputs are in
+# tests/apps/; scripts/install-deps installs the applications. Sourced by
 # tests/integration/run (run_mpidbg, check_*, $work, $root).
 
 apps_inputs="$root/tests/apps"
@@ -140,4 +138,52 @@ case_apps_mpb_same_bands_under_mpidbg() {
   check_rc 0 &&
   check_contains "$plain" "tmfreqs:, 7, 0.5, 0.5, 0," "MPB's bands without mpidbg" &&
   check_contains "$out" "$plain" "MPB's bands under mpidbg (the same as without)"
+}
+
+# NWChem (nwchem-mpich) reaches MPI through Global Arrays over ARMCI-MPI: MPI
+# windows (MPI_Win_create, passive-target MPI_Win_lock/MPI_Get/MPI_Put) and
+# collectives. ARMCI_USE_WIN_ALLOCATE=0 as nwchem-mpich's README.Debian says:
+# with MPI_Win_allocate, the SCF of water does not converge on 2 ranks (with or
+# without mpidbg). Each run has its own directory: NWChem writes its database,
+# vectors and integrals where it runs.
+apps_nwchem=("$mpiexec" -genv ARMCI_USE_WIN_ALLOCATE 0 -n 2)
+
+# scf_energies TEXT: NWChem's SCF energy lines, to 1e-8 hartree (the 12th
+# decimal of the total energy differs between runs of 2 ranks).
+scf_energies() {
+  awk '/^ *(Total SCF|One-electron|Two-electron|Nuclear repulsion) energy = / { printf "%s %.8f\n", $1, $NF }' <<<"$1"
+}
+
+case_apps_nwchem_break_stops_every_rank_and_the_same_energy() {
+  apps_need nwchem.mpich || return 1
+  # The first MPI_Barrier (Global Arrays' start, GA_Sync): every rank stops
+  # there; after 'delete' and 'continue' the SCF ends with the same energies.
+  local plain
+  mkdir -p "$work/nw-plain" "$work/nw-dbg"
+  plain="$(timeout 120 "${apps_nwchem[@]}" -wdir "$work/nw-plain" nwchem.mpich "$apps_inputs/h2o.nw" 2>&1)"
+  run_mpidbg 180 -ex 'break MPI_Barrier' -ex run -ex 'wait 30' -ex 'wait 30' -ex status -ex hang -ex where \
+    -ex delete -ex continue -ex 'wait 120' -- "${apps_nwchem[@]}" -wdir "$work/nw-dbg" nwchem.mpich "$apps_inputs/h2o.nw"
+  check_rc 0 &&
+  check_contains "$(scf_energies "$plain")" "Total -74.96306312" "NWChem's SCF energy without mpidbg" &&
+  check_contains "$(scf_energies "$out")" "$(scf_energies "$plain")" "NWChem's SCF energies under mpidbg (the same as without)" &&
+  check_contains "$(section status)" "[0-1] stopped at breakpoint 1 at MPI_Barrier(comm=MPI_COMM_WORLD) call #1" "status" &&
+  check_matches "$(section where)" '^main > .* > MPI_Barrier  \[0-1\]$' "where (both ranks in one line)" &&
+  check_not_contains "$out" "Deadlock" "hang"
+}
+
+case_apps_nwchem_frozen_rank_is_held_not_a_deadlock() {
+  apps_need nwchem.mpich || return 1
+  # The same water in cc-pVTZ with MP2 takes a minute or more: rank 1 is
+  # frozen mid-run and rank 0 waits for it.
+  mkdir -p "$work/nw-long"
+  sed -e 's/sto-3g/cc-pvtz/' -e 's/^task scf energy/task mp2 energy/' "$apps_inputs/h2o.nw" >"$work/nw-long/h2o.nw"
+  run_mpidbg 120 -ex run -ex 'wait 3' -ex 'freeze --now 1' -ex 'wait 10' -ex 'wait 10' -ex hang -ex where -ex kill -- \
+    "${apps_nwchem[@]}" -wdir "$work/nw-long" nwchem.mpich "$work/nw-long/h2o.nw"
+  check_rc 0 &&
+  check_contains "$out" "Timed out after 3.0 s; some ranks are still running." "wait 3 (NWChem still running)" &&
+  check_matches "$(section hang)" '^  \[1\] held: frozen \(--now\) in ' "hang (rank 1 held)" &&
+  check_contains "$(section hang)" "No hang of the program: rank 0 waits for rank 1, which you froze (continue 1)." "hang" &&
+  check_not_contains "$out" "Deadlock" "hang" &&
+  check_matches "$(section where)" '\[0-1\]$' "where (ranks merged)" &&
+  check_contains "$out" "Killed the job." "kill"
 }
