@@ -156,8 +156,9 @@ scf_energies() {
 
 case_apps_nwchem_break_stops_every_rank_and_the_same_energy() {
   apps_need nwchem.mpich || return 1
-  # The first MPI_Barrier (Global Arrays' start, GA_Sync): every rank stops
-  # there; after 'delete' and 'continue' the SCF ends with the same energies.
+  # The first MPI_Barrier (early in NWChem's start, on a communicator ARMCI
+  # made): every rank stops there; after 'delete' and 'continue' the SCF ends
+  # with the same energies as without mpidbg.
   local plain
   mkdir -p "$work/nw-plain" "$work/nw-dbg"
   plain="$(timeout 120 "${apps_nwchem[@]}" -wdir "$work/nw-plain" nwchem.mpich "$apps_inputs/h2o.nw" 2>&1)"
