@@ -190,12 +190,13 @@ case_apps_nwchem_frozen_rank_is_held_not_a_deadlock() {
   check_rc 0 &&
   check_matches "$out" '^Timed out after 3\.[0-9] s; some ranks are still running\.$' "wait 3 (NWChem still running)" &&
   check_matches "$(section hang)" '^  \[1\] held: frozen \(--now\) in ' "hang (rank 1 held)" &&
-  # Where rank 0 waits depends on the moment of the freeze: in a collective
-  # (MPI_Allgather, MPI_Barrier) the verdict is "No hang of the program: rank 0
-  # waits for rank 1, which you froze (continue 1)."; in ARMCI's
-  # MPI_Win_flush_local_all (passive target: rank 1 must make progress) it is
-  # not followed yet ("Not followed: rank 0 waits in MPI_Win_flush_local_all").
-  # Neither is a deadlock.
+  # Where rank 0 waits depends on the moment of the freeze. In a collective
+  # rank 1 has not entered (MPI_Allgather, MPI_Allreduce, MPI_Win_create) the
+  # verdict is "No hang of the program: rank 0 waits for rank 1, which you
+  # froze (continue 1)."; not yet when rank 1 was frozen inside the same
+  # collective ("No cycle found: ...") or when rank 0 waits in ARMCI's
+  # MPI_Win_flush_local_all (passive target: rank 1 must make progress;
+  # "Not followed: ..."). None is a deadlock.
   check_not_contains "$out" "Deadlock" "hang" &&
   check_matches "$(section where)" '^main > .*  \[0(-1)?\]$' "where (rank 0)" &&
   check_matches "$(section where)" '^main > .*  \[(0-)?1\]$' "where (rank 1)" &&
