@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <system_error>
 #include <type_traits>
 #include <vector>
@@ -94,6 +95,12 @@ struct CommandArgs {
     }
   }
 };
+
+/// Splits a leading rank-set expression off `args`: it ends at the first
+/// blank outside (), [] and "" (docs/commands.md, "Rank sets"):
+/// "[0-3, 7] bt" -> "[0-3, 7]", rest "bt"; "(in MPI_Recv) bt" ->
+/// "(in MPI_Recv)", rest "bt"; "2 bt" -> "2", rest "bt". Returns {token, rest}.
+std::pair<std::string, std::string> splitRankToken(std::string_view args);
 
 /// Parses `line` (the text after the command's name) against `spec` for the
 /// command `command` (named in errors). Words are split as splitRankToken

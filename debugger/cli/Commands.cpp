@@ -110,31 +110,6 @@ CommandResult run(Context& context, const Command& cmd, std::string_view args) {
 
 }  // namespace
 
-// The rank-set expression ends at the first blank outside (), [] and "":
-// "[0-3, 7] bt", "(blocked - frozen) bt", "~(S | 3) bt", "S|T bt". An
-// unclosed '(' or '[' takes the whole line (the parser reports it).
-std::pair<std::string, std::string> splitRankToken(std::string_view args) {
-  args = trim(args);
-  std::size_t end = 0;
-  int depth = 0;
-  bool quoted = false;
-  for (; end < args.size(); ++end) {
-    const char c = args[end];
-    if (quoted) {
-      quoted = c != '"';
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == '(' || c == '[') {
-      ++depth;
-    } else if ((c == ')' || c == ']') && depth > 0) {
-      --depth;
-    } else if (depth == 0 && std::isspace(static_cast<unsigned char>(c))) {
-      break;
-    }
-  }
-  return {std::string(args.substr(0, end)), std::string(trim(args.substr(end)))};
-}
-
 // An exact name or alias first; else, like gdb, a prefix that only names and
 // aliases of one command start with ("sta" -> status, "cont" -> run).
 const Command* findCommand(std::string_view name) {

@@ -141,12 +141,6 @@ CommandResult commandListResult(std::string text, const std::vector<const Comman
 /// then fails with kNoJob without one (a malformed rank set is reported first).
 CommandResult executeLine(Context& context, std::string_view line);
 
-/// Splits a leading rank-set expression off `args`: it ends at the first
-/// blank outside (), [] and "" (docs/commands.md, "Rank sets"):
-/// "[0-3, 7] bt" -> "[0-3, 7]", rest "bt"; "(in MPI_Recv) bt" ->
-/// "(in MPI_Recv)", rest "bt"; "2 bt" -> "2", rest "bt". Returns {token, rest}.
-std::pair<std::string, std::string> splitRankToken(std::string_view args);
-
 /// True when the gdb console command `command` only looks at a rank (a
 /// backtrace, a value, memory, source, `info ...`, `thread apply LIST` of
 /// such a command): `gdb RANKS COMMAND` then releases the ranks it attached

@@ -150,9 +150,9 @@ CommandResult doGdb(Context& ctx, const CommandArgs& parsed) {
 
 /// `-mi RANKS COMMAND`: one raw MI command; each rank's result record,
 /// grouped with value ranges.
-CommandResult doMi(Context& ctx, const CommandArgs& parsed) {
-  const std::string_view args = parsed.rest;
-  const bool keep = parsed.flag("--keep");
+CommandResult doMi(Context& ctx, const CommandArgs& line) {
+  const std::string_view args = line.rest;
+  const bool keep = line.flag("--keep");
   auto [rankText, command] = splitRankToken(args);
   if (rankText.empty())
     return CommandResult::failure("usage: -mi RANKS COMMAND (e.g. '-mi 0-3 -stack-info-depth')");
