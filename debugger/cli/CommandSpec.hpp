@@ -47,7 +47,7 @@ enum class RankArg {
 /// A command's declared arguments besides its name (Command, Commands.hpp).
 struct ArgSpec {
   /// Its options, in the order syntax lines and help list them.
-  std::vector<OptionSpec> options;
+  std::vector<OptionSpec> options{};
   /// The rank set it acts on (declared; the parser reads it unless `own`).
   RankArg ranks = RankArg::None;
   /// The operands follow a grammar of the command's own (`break` conditions,

@@ -82,7 +82,7 @@ struct Command {
   /// What it takes besides its operands' own grammar (CommandSpec.hpp).
   ArgSpec args;
   /// Derived (composeSyntax): name, options, operands: "where [--full] [RANKS]".
-  std::string syntax;
+  std::string syntax{};
 };
 
 /// `table` with each command's `syntax` composed from its name, options and operands.

@@ -133,20 +133,15 @@ void printMarkdown(std::ostream& out) {
 void printOptions(std::ostream& out, const mpidbg::cli::ArgSpec& spec) {
   using mpidbg::cli::RankArg;
   if (!spec.options.empty()) {
-    out << "
-| Option | Value | Meaning |
-|---|---|---|
-";
+    out << "\n| Option | Value | Meaning |\n|---|---|---|\n";
     for (const auto& option : spec.options)
       out << "| " << markdownCode(option.name) << " | "
           << (option.valueName.empty() ? std::string("-") : markdownCode(option.valueName) + " (" +
                                                                 std::string(mpidbg::cli::optionValueName(option.value)) + ")")
-          << " | " << markdownText(option.help) << " |
-";
+          << " | " << markdownText(option.help) << " |\n";
   }
   if (spec.ranks != RankArg::None || spec.needsJob)
-    out << "
-"
+    out << "\n"
         << (spec.ranks == RankArg::Optional   ? "Rank set: optional (default: the focus, else every rank)"
             : spec.ranks == RankArg::Required ? "Rank set: required"
                                               : "Rank set: none")
