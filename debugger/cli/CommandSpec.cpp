@@ -91,19 +91,33 @@ std::string optionList(const ArgSpec& spec) {
 }
 
 /// The error for the unknown option `word`: the closest known one when it is
-/// close (at most a third of its letters differ), then the whole list.
+/// close (at most two edits or a third of its letters, or one a prefix of the
+/// other), then the whole list.
 Error unknownOption(std::string_view command, const ArgSpec& spec, std::string_view word) {
   if (spec.options.empty())
     return Error{std::string(command) + " takes no options (got '" + std::string(word) + "')"};
   const OptionSpec* best = nullptr;
   std::size_t bestDistance = 0;
   for (const auto& option : spec.options) {
+    // Close by edit distance, or one a prefix of the other (--nowhere, --mem).
     const std::size_t d = editDistance(word, option.name);
-    if (best == nullptr || d < bestDistance) best = &option, bestDistance = d;
+    const bool close = d <= std::max<std::size_t>(2, option.name.size() / 3) || word.starts_with(option.name) ||
+                       std::string_view(option.name).starts_with(word);
+    if (close && (best == nullptr || d < bestDistance)) best = &option, bestDistance = d;
   }
   std::string message = std::string(command) + " does not know option '" + std::string(word) + "'";
-  if (bestDistance <= std::max<std::size_t>(2, best->name.size() / 3)) message += "; did you mean " + best->name + "?";
+  if (best != nullptr) message += "; did you mean " + best->name + "?";
   return Error{message + " (options: " + optionList(spec) + ")"};
+}
+
+/// What an option of `value`'s kind needs, for "--X needs ...": "a file name".
+std::string_view valueKind(OptionValue value) {
+  switch (value) {
+    case OptionValue::Integer: return "a whole number";
+    case OptionValue::Number: return "a number";
+    case OptionValue::File: return "a file name";
+    default: return "a value";
+  }
 }
 
 /// Checks `text` as the value of `option`: empty when it fits, else the error.
@@ -144,7 +158,7 @@ Expected<CommandArgs> parseCommandArgs(std::string_view command, const ArgSpec& 
     }
     const std::string_view value = rest.substr(0, rest.find_first_of(" \t"));
     if (value.empty() || value.starts_with("--"))
-      return fail(option->name + " needs a value: " + option->valueName + " (" + std::string(command) + " " +
+      return fail(option->name + " needs " + std::string(valueKind(option->value)) + " (" + std::string(command) + " " +
                   optionSpelling(*option) + ")");
     if (std::string error = checkValue(*option, value); !error.empty()) return fail(std::move(error));
     args.values[option->name] = std::string(value);

@@ -110,7 +110,8 @@ std::pair<std::string, std::string> splitRankToken(std::string_view args);
 ///   - "CMD does not know option '--X'; did you mean --Y? (options: ...)" (the
 ///     closest option by editDistance, when it is close), or "CMD takes no
 ///     options (got '--X')";
-///   - "--X needs a value: NAME (CMD --X NAME)" when the value is missing;
+///   - "--X needs a file name (CMD --X FILE)" when the value is missing ("a
+///     whole number", "a number" or "a value" by the option's OptionValue);
 ///   - "--X takes a whole number (got 'V')" / "... a number ..." for a bad value;
 ///   - "CMD takes no arguments" for other words when the command takes none
 ///     ("CMD takes only its options (...)" when it has options), and "CMD needs

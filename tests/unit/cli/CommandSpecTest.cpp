@@ -80,11 +80,18 @@ TEST_CASE("command args: errors name the option and what was wrong", "[cli][spec
   CHECK(errorOf("--dept 3") ==
         "where does not know option '--dept'; did you mean --depth? (options: --json --memory --depth N "
         "--timeout SECONDS --dot FILE)");
+  CHECK(errorOf("--mem") ==
+        "where does not know option '--mem'; did you mean --memory? (options: --json --memory --depth N "
+        "--timeout SECONDS --dot FILE)");
+  CHECK(errorOf("--dotfile x") ==
+        "where does not know option '--dotfile'; did you mean --dot? (options: --json --memory --depth N "
+        "--timeout SECONDS --dot FILE)");
   // Nothing close: no suggestion, the list alone.
   CHECK(errorOf("--bogus") == "where does not know option '--bogus' (options: --json --memory --depth N "
                               "--timeout SECONDS --dot FILE)");
-  CHECK(errorOf("--depth") == "--depth needs a value: N (where --depth N)");
-  CHECK(errorOf("--dot --json") == "--dot needs a value: FILE (where --dot FILE)");
+  CHECK(errorOf("--depth") == "--depth needs a whole number (where --depth N)");
+  CHECK(errorOf("--dot --json") == "--dot needs a file name (where --dot FILE)");
+  CHECK(errorOf("--timeout") == "--timeout needs a number (where --timeout SECONDS)");
   CHECK(errorOf("--depth three") == "--depth takes a whole number (got 'three')");
   CHECK(errorOf("--depth 2.5") == "--depth takes a whole number (got '2.5')");
   CHECK(errorOf("--timeout soon") == "--timeout takes a number (got 'soon')");
@@ -160,7 +167,7 @@ TEST_CASE("commands: option errors come from the one parser, before the job chec
         "hang does not know option '--jsn'; did you mean --json? (options: --json --memory --no-frames)");
   CHECK(cli::executeLine(ctx, "hang 3").error ==
         "hang takes only its options (got '3'; options: --json --memory --no-frames)");
-  CHECK(cli::executeLine(ctx, "where --dot").error == "--dot needs a value: FILE (where --dot FILE)");
+  CHECK(cli::executeLine(ctx, "where --dot").error == "--dot needs a file name (where --dot FILE)");
   CHECK(cli::executeLine(ctx, "collectives now").error == "collectives takes no arguments");
   CHECK(cli::executeLine(ctx, "queues --now").error ==
         "queues does not know option '--now' (options: --memory)");
