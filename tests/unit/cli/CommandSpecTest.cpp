@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "debugger/cli/Commands.hpp"
 #include "debugger/cli/CommandSpec.hpp"
