@@ -144,13 +144,15 @@ CommandResult statusResult(Context& ctx, const core::RankSet& set) {
   return result;
 }
 
-CommandResult doCharmStatus(Context& ctx, std::string_view args) {
+CommandResult doCharmStatus(Context& ctx, const CommandArgs& parsed) {
+  std::string_view args = parsed.rest;
   auto set = pes(ctx, args);
   if (!set) return CommandResult::failure(set.error().message);
   return statusResult(ctx, *set);
 }
 
-CommandResult doCharmInfo(Context& ctx, std::string_view args) {
+CommandResult doCharmInfo(Context& ctx, const CommandArgs& parsed) {
+  std::string_view args = parsed.rest;
   args = trim(args);
   const auto space = args.find(' ');
   const std::string_view what = args.substr(0, space);
@@ -195,7 +197,8 @@ CommandResult doCharmInfo(Context& ctx, std::string_view args) {
   return CommandResult::failure("on a Charm++ program: info entries [--all] | info breakpoints");
 }
 
-CommandResult doCharmBreak(Context& ctx, std::string_view args) {
+CommandResult doCharmBreak(Context& ctx, const CommandArgs& parsed) {
+  std::string_view args = parsed.rest;
   args = trim(args);
   if (args.empty()) return CommandResult::failure("break [PES] [entry] NAME: which entry method? ('info entries' lists them)");
   std::string peText;
@@ -236,7 +239,8 @@ CommandResult doCharmBreak(Context& ctx, std::string_view args) {
   return result;
 }
 
-CommandResult doCharmDelete(Context& ctx, std::string_view args) {
+CommandResult doCharmDelete(Context& ctx, const CommandArgs& parsed) {
+  std::string_view args = parsed.rest;
   args = trim(args);
   if (ctx.charm == nullptr || !ctx.charm->active()) return CommandResult::failure(std::string(kNoJob));
   std::vector<int> ids;
@@ -263,16 +267,17 @@ CommandResult doCharmDelete(Context& ctx, std::string_view args) {
   return result;
 }
 
-CommandResult doCharmFreeze(Context& ctx, std::string_view args) {
-  args = trim(args);
-  if (args.starts_with("--now")) return CommandResult::failure("freeze --now is for MPI ranks: Charm++ freezes a PE between entry methods");
+CommandResult doCharmFreeze(Context& ctx, const CommandArgs& parsed) {
+  const std::string_view args = parsed.rest;
+  if (parsed.flag("--now")) return CommandResult::failure("freeze --now is for MPI ranks: Charm++ freezes a PE between entry methods");
   auto set = pes(ctx, args);
   if (!set) return CommandResult::failure(set.error().message);
   auto failed = ctx.charm->freeze(*set);
   return controlResult("frozen", *set, failed, outcomesJson({{"now", false}}, "frozen", *set, failed));
 }
 
-CommandResult doCharmRun(Context& ctx, std::string_view args) {
+CommandResult doCharmRun(Context& ctx, const CommandArgs& parsed) {
+  std::string_view args = parsed.rest;
   auto set = pes(ctx, args);
   if (!set) return CommandResult::failure(set.error().message);
   auto failed = ctx.charm->resume(*set);
@@ -282,7 +287,8 @@ CommandResult doCharmRun(Context& ctx, std::string_view args) {
                        {{"continued", withRanks(nlohmann::json::object(), done)}, {"not_continued", groupsJson(failed, "why")}});
 }
 
-CommandResult doCharmStep(Context& ctx, std::string_view args) {
+CommandResult doCharmStep(Context& ctx, const CommandArgs& parsed) {
+  std::string_view args = parsed.rest;
   args = trim(args);
   auto set = pes(ctx, args);
   if (!set) return CommandResult::failure(set.error().message);
@@ -299,7 +305,8 @@ CommandResult doCharmStep(Context& ctx, std::string_view args) {
   return result;
 }
 
-CommandResult doCharmWait(Context& ctx, std::string_view args) {
+CommandResult doCharmWait(Context& ctx, const CommandArgs& parsed) {
+  std::string_view args = parsed.rest;
   auto timeout = parseWaitTimeout(args, ctx.settings.defaultWait);
   if (!timeout) return CommandResult::failure(timeout.error().message);
   if (ctx.charm == nullptr || !ctx.charm->active()) return CommandResult::failure(std::string(kNoJob));
@@ -326,18 +333,20 @@ CommandResult doCharmWait(Context& ctx, std::string_view args) {
   return result;
 }
 
-CommandResult doCharmLists(Context& ctx, std::string_view args) {
+CommandResult doCharmLists(Context& ctx, const CommandArgs& parsed) {
+  std::string_view args = parsed.rest;
   auto set = pes(ctx, args);
   if (!set) return CommandResult::failure(set.error().message);
   return listsOn(ctx.charm->lists(), *set, "PE");
 }
 
-CommandResult doCharmPrint(Context& ctx, std::string_view args) {
+CommandResult doCharmPrint(Context& ctx, const CommandArgs& parsed) {
+  std::string_view args = parsed.rest;
   if (ctx.charm == nullptr || !ctx.charm->active()) return CommandResult::failure(std::string(kNoJob));
   return printOn(ctx.charm->lists(), [&ctx](std::string_view text) { return pes(ctx, text); }, args, "PE");
 }
 
-CommandResult doCharmDetach(Context& ctx, std::string_view) {
+CommandResult doCharmDetach(Context& ctx, const CommandArgs&) {
   if (ctx.charm == nullptr || !ctx.charm->active()) return CommandResult::failure(std::string(kNoJob));
   if (ctx.charm->launched())
     return CommandResult::failure("a program mpidbg started ends with the session ('kill' or 'quit'); to leave one "
@@ -350,7 +359,7 @@ CommandResult doCharmDetach(Context& ctx, std::string_view) {
   return result;
 }
 
-CommandResult doCharmKill(Context& ctx, std::string_view) {
+CommandResult doCharmKill(Context& ctx, const CommandArgs&) {
   if (ctx.charm == nullptr || !ctx.charm->active()) return CommandResult::failure(std::string(kNoJob));
   ctx.charm->kill();
   ctx.killedByUser = true;
@@ -363,46 +372,48 @@ CommandResult doCharmKill(Context& ctx, std::string_view) {
 }  // namespace
 
 const std::vector<Command>& charmCommandTable() {
-  static const std::vector<Command> table = {
-      {"run", {"continue", "c", "r", "unfreeze"}, "run [PES]", "Let frozen PEs go (all by default)",
+  // Charm++'s freeze has no --now; declared so that it says so.
+  const OptionSpec now{"--now", OptionValue::Flag, "", "for MPI ranks only: Charm++ freezes a PE between entry methods"};
+  static const std::vector<Command> table = withSyntax({
+      {"run", {"continue", "c", "r", "unfreeze"}, "[PES]", "Let frozen PEs go (all by default)",
        "Sends Charm++'s debug/charm/continue: a PE at a breakpoint runs the entry method it stopped in, then the "
        "messages queued while it was frozen.",
-       doCharmRun},
-      {"break", {"b"}, "break [PES] [entry] NAME", "Stop PEs when an entry method is about to run",
+       doCharmRun, false, {.ranks = RankArg::Optional, .own = true}},
+      {"break", {"b"}, "[PES] [entry] NAME", "Stop PEs when an entry method is about to run",
        "NAME: Chare::method, method, the full name with parameters, or the index 'info entries' shows. The PE "
        "freezes before the method runs; 'run' runs it, 'step' runs it and stays frozen.",
-       doCharmBreak},
-      {"delete", {"d"}, "delete [N...|all]", "Delete breakpoints (all by default)", "Removes them from every PE.",
-       doCharmDelete},
-      {"info", {"i"}, "info entries [--all] | info breakpoints", "List entry methods or breakpoints",
-       "info entries: the program's entry methods with their indexes (--all: Charm++'s own too).", doCharmInfo},
-      {"freeze", {}, "freeze [PES]", "Freeze PEs between entry methods",
+       doCharmBreak, false, {.ranks = RankArg::Optional, .own = true}},
+      {"delete", {"d"}, "[N...|all]", "Delete breakpoints (all by default)", "Removes them from every PE.",
+       doCharmDelete, false, {.own = true}},
+      {"info", {"i"}, "entries [--all] | info breakpoints", "List entry methods or breakpoints",
+       "info entries: the program's entry methods with their indexes (--all: Charm++'s own too).", doCharmInfo, false, {.own = true}},
+      {"freeze", {}, "[PES]", "Freeze PEs between entry methods",
        "Sends debug/converse/freeze; a PE busy in an entry method freezes when it returns. Messages that arrive "
        "meanwhile wait in its queue (print converse/localqueue).",
-       doCharmFreeze},
-      {"step", {"s", "next", "n"}, "step [PES]", "Deliver one message on frozen PEs",
+       doCharmFreeze, false, {.options = {now}, .ranks = RankArg::Optional, .own = true}},
+      {"step", {"s", "next", "n"}, "[PES]", "Deliver one message on frozen PEs",
        "Sends debug/charm/next: a PE at a breakpoint runs that entry method, another frozen PE the first queued "
        "message; it stays frozen.",
-       doCharmStep, true},
-      {"status", {"st"}, "status [PES]", "What each PE does: running, frozen, at a breakpoint",
+       doCharmStep, true, {.ranks = RankArg::Optional, .own = true}},
+      {"status", {"st"}, "[PES]", "What each PE does: running, frozen, at a breakpoint",
        "Asks each PE (debug/converse/status); breakpoint and abort details come from the program's output "
        "(programs mpidbg started).",
-       doCharmStatus},
-      {"wait", {}, "wait [SECONDS]", "Wait for a breakpoint hit, or until every PE is frozen",
+       doCharmStatus, false, {.ranks = RankArg::Optional, .own = true}},
+      {"wait", {}, "[SECONDS]", "Wait for a breakpoint hit, or until every PE is frozen",
        "Returns at a breakpoint hit, an abort, when every PE is frozen or the program ended, or after SECONDS.",
-       doCharmWait},
-      {"lists", {}, "lists [PES]", "The CpdLists the PEs serve, with their lengths",
-       "charm/arrayElements, charm/chares, charm/entries, converse/localqueue, ...", doCharmLists},
-      {"print", {"p"}, "print [PES] LIST[[I]|[A:B]][.FIELD]", "Print list items, merged across PEs",
+       doCharmWait, false, {.own = true}},
+      {"lists", {}, "[PES]", "The CpdLists the PEs serve, with their lengths",
+       "charm/arrayElements, charm/chares, charm/entries, converse/localqueue, ...", doCharmLists, false, {.ranks = RankArg::Optional, .own = true}},
+      {"print", {"p"}, "[PES] LIST[[I]|[A:B]][.FIELD]", "Print list items, merged across PEs",
        "Items decoded from Charm++'s PUP .fmt form; an array element's memory (Charm++ sends the bytes) is "
        "decoded into its members by the program's DWARF. Values equal on every PE print once, others with "
        "their PEs. Examples: print converse/localqueue, print charm/arrayElements, "
        "print 0 charm/arrayElements[1].fields.hits",
-       doCharmPrint},
-      {"detach", {}, "detach", "Leave an attached program running",
-       "Removes the breakpoints, continues every PE and detaches gdb.", doCharmDetach},
-      {"kill", {}, "kill", "End the program", "Detaches gdb and ends charmrun and every PE process.", doCharmKill},
-  };
+       doCharmPrint, false, {.ranks = RankArg::Optional, .own = true}},
+      {"detach", {}, "", "Leave an attached program running",
+       "Removes the breakpoints, continues every PE and detaches gdb.", doCharmDetach, false, {.own = true}},
+      {"kill", {}, "", "End the program", "Detaches gdb and ends charmrun and every PE process.", doCharmKill, false, {.own = true}},
+  });
   return table;
 }
 

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "debugger/cli/CommandSpec.hpp"
 #include "debugger/cli/Console.hpp"
 #include "debugger/core/Debugger.hpp"
 
@@ -61,19 +62,31 @@ struct Context {
   core::charm::CharmJob* charm = nullptr;
 };
 
-/// One command: its name, aliases, syntax, one-line summary, longer help, and
-/// the function that executes it with the rest of the line as `args`.
+/// One command, declared: its name, aliases, operands, one-line summary,
+/// longer help, the function that executes it with its parsed arguments,
+/// whether an empty line repeats it, and its ArgSpec (options, rank set,
+/// whether it needs a job). executeLine parses the line with
+/// parseCommandArgs against `args`; help, completion and docgen read the same
+/// declaration. Build tables with withSyntax, which fills `syntax`.
 struct Command {
   std::string name;
   std::vector<std::string> aliases;
-  std::string syntax;
+  /// The syntax after the name and the options: "[RANKS]", "RANKS COMMAND".
+  std::string operands;
   std::string summary;
   std::string help;
-  std::function<CommandResult(Context&, std::string_view args)> execute;
+  std::function<CommandResult(Context&, const CommandArgs&)> execute;
   /// At the interactive prompt, an empty line right after this command runs
   /// it again, as gdb repeats step, next and the like.
   bool repeats = false;
+  /// What it takes besides its operands' own grammar (CommandSpec.hpp).
+  ArgSpec args;
+  /// Derived (composeSyntax): name, options, operands: "where [--full] [RANKS]".
+  std::string syntax{};
 };
+
+/// `table` with each command's `syntax` composed from its name, options and operands.
+std::vector<Command> withSyntax(std::vector<Command> table);
 
 /// The error of a command that needs the job when the session has none.
 inline constexpr std::string_view kNoJob = "no job: it was killed or never started";
@@ -93,6 +106,9 @@ inline constexpr long long kMaxWaitSeconds = 100'000'000;
 /// Error: anything else, as "wait takes a number of seconds ...".
 Expected<std::chrono::milliseconds> parseWaitTimeout(std::string_view args, std::chrono::milliseconds fallback);
 
+/// `help [COMMAND]`: commandListText, or commandHelp of the command named.
+CommandResult doHelp(Context& ctx, const CommandArgs& args);
+
 /// The table of every command, in the order `help` lists them.
 const std::vector<Command>& commandTable();
 
@@ -109,8 +125,9 @@ std::string commandListText();
 /// (or followed by two blanks when longer), `summary`, a newline.
 std::string commandListLine(std::string_view syntax, std::string_view summary);
 
-/// `help COMMAND` for `cmd`: "Usage: SYNTAX", the summary, the help text and
-/// the aliases; JSON {name, aliases, syntax, summary, help}.
+/// `help COMMAND` for `cmd`: "Usage: SYNTAX", the summary, the help text, the
+/// options (optionsHelp) and the aliases; JSON {name, aliases, syntax, summary,
+/// help, options: [{name, value, value_name, help}], ranks, needs_job}.
 CommandResult commandHelp(const Command& cmd);
 
 /// `help` without an argument: `text`, and JSON {commands: [{name, aliases,
@@ -119,14 +136,10 @@ CommandResult commandListResult(std::string text, const std::vector<const Comman
 
 /// Executes one command line (leading/trailing blanks ignored; empty lines and
 /// lines starting with '#' do nothing). Unknown commands get an error naming
-/// the closest known ones.
+/// the closest known ones. The arguments are parsed against the command's
+/// ArgSpec first (its errors are the command's); a command that needs the job
+/// then fails with kNoJob without one (a malformed rank set is reported first).
 CommandResult executeLine(Context& context, std::string_view line);
-
-/// Splits a leading rank-set expression off `args`: it ends at the first
-/// blank outside (), [] and "" (docs/commands.md, "Rank sets"):
-/// "[0-3, 7] bt" -> "[0-3, 7]", rest "bt"; "(in MPI_Recv) bt" ->
-/// "(in MPI_Recv)", rest "bt"; "2 bt" -> "2", rest "bt". Returns {token, rest}.
-std::pair<std::string, std::string> splitRankToken(std::string_view args);
 
 /// True when the gdb console command `command` only looks at a rank (a
 /// backtrace, a value, memory, source, `info ...`, `thread apply LIST` of

@@ -243,7 +243,16 @@ Completion complete(std::string_view line, std::size_t cursor, const CompletionC
   if (before.empty()) {
     addCommandNames(found);
   } else if (const Command* cmd = findCommand(before[0])) {
-    const Syntax syntax = readSyntax(cmd->syntax);
+    Syntax syntax = readSyntax(cmd->syntax);
+    // The options and what they take from the command's ArgSpec, not its syntax text.
+    syntax.options.clear();
+    syntax.fileOptions.clear();
+    syntax.valueOptions.clear();
+    for (const auto& option : cmd->args.options) {
+      syntax.options.push_back(option.name);
+      if (option.value != OptionValue::Flag) syntax.valueOptions.insert(option.name);
+      if (option.value == OptionValue::File) syntax.fileOptions.insert(option.name);
+    }
     // The positional words typed so far: options and their arguments dropped.
     std::vector<std::string_view> typed;
     bool afterFileOption = false, afterValueOption = false;

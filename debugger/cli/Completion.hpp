@@ -56,8 +56,8 @@ struct Completion {
 
 /// Completes the word ending at `cursor` (clamped to line.size()) in `line`:
 ///   - the first word: command names and aliases (commandTable());
-///   - a word starting with '-': the `--word` options in the command's syntax;
-///   - after an option followed by FILE or PATH in the syntax: paths;
+///   - a word starting with '-': the command's options (Command::args) not typed yet;
+///   - after an option whose value is a file (OptionValue::File): paths;
 ///   - the first argument: the syntax's lowercase keywords ("info break",
 ///     "gdb attach", "delete all"), breakpoint numbers where the syntax has `N`,
 ///     rank-set words where it has RANKS or EXPR, named sets where it has

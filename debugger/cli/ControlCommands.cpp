@@ -347,7 +347,8 @@ Expected<proto::Breakpoint> parseBreakpoint(std::string_view args) {
   return b;
 }
 
-CommandResult doBreak(Context& ctx, std::string_view args) {
+CommandResult doBreak(Context& ctx, const CommandArgs& parsed) {
+  std::string_view args = parsed.rest;
   const std::string rankText = leadingRankText(ctx, args);
   if (!rankText.empty())
     if (auto expr = core::RankExpr::parse(rankText); !expr) return CommandResult::failure(expr.error().message);
@@ -376,7 +377,8 @@ CommandResult doBreak(Context& ctx, std::string_view args) {
   return result;
 }
 
-CommandResult doDelete(Context& ctx, std::string_view args) {
+CommandResult doDelete(Context& ctx, const CommandArgs& parsed) {
+  std::string_view args = parsed.rest;
   if (trim(args) == "all" || trim(args).empty()) {  // gdb's bare 'delete' deletes every breakpoint
     CommandResult result;
     std::vector<int> ids;
@@ -393,15 +395,18 @@ CommandResult doDelete(Context& ctx, std::string_view args) {
   return refByNumber(ctx, args, proto::kBreakDeleteHandler, true, "deleted");
 }
 
-CommandResult doDisable(Context& ctx, std::string_view args) {
+CommandResult doDisable(Context& ctx, const CommandArgs& parsed) {
+  std::string_view args = parsed.rest;
   return refByNumber(ctx, args, proto::kBreakEnableHandler, false, "disabled");
 }
 
-CommandResult doEnable(Context& ctx, std::string_view args) {
+CommandResult doEnable(Context& ctx, const CommandArgs& parsed) {
+  std::string_view args = parsed.rest;
   return refByNumber(ctx, args, proto::kBreakEnableHandler, true, "enabled");
 }
 
-CommandResult doInfo(Context& ctx, std::string_view args) {
+CommandResult doInfo(Context& ctx, const CommandArgs& parsed) {
+  std::string_view args = parsed.rest;
   args = trim(args);
   auto space = args.find_first_of(" \t");
   const std::string_view what = args.substr(0, space);
@@ -464,14 +469,10 @@ CommandResult doInfo(Context& ctx, std::string_view args) {
       "usage: info break | info entries [RANKS] | info threadlevel [RANKS] | info record [RANKS] | info check");
 }
 
-CommandResult doFreeze(Context& ctx, std::string_view args) {
-  args = trim(args);
+CommandResult doFreeze(Context& ctx, const CommandArgs& args) {
   proto::FreezeRequest request;
-  if (args == "--now" || args.starts_with("--now ") || args.starts_with("--now\t")) {
-    request.now = true;
-    args = trim(args.substr(5));
-  }
-  auto ranks = commandRanks(ctx, args);
+  request.now = args.flag("--now");
+  auto ranks = commandRanks(ctx, args.ranks);
   if (!ranks) return CommandResult::failure(ranks.error().message);
   CommandResult result = renderOutcomes(ctx.debugger.control(*ranks, proto::kFreezeHandler, proto::encode(request)),
                                         request.now ? "frozen (--now)" : "will freeze at the next MPI call or entry point");
@@ -516,12 +517,11 @@ CommandResult stepCommand(Context& ctx, std::string_view name, std::string_view 
 
 }  // namespace
 
-CommandResult doStep(Context& ctx, std::string_view args) { return stepCommand(ctx, "step", args); }
+CommandResult doStep(Context& ctx, const CommandArgs& args) { return stepCommand(ctx, "step", args.rest); }
 
-CommandResult doNext(Context& ctx, std::string_view args) { return stepCommand(ctx, "next", args); }
+CommandResult doNext(Context& ctx, const CommandArgs& args) { return stepCommand(ctx, "next", args.rest); }
 
-CommandResult doDetach(Context& ctx, std::string_view args) {
-  if (!trim(args).empty()) return CommandResult::failure("detach takes no arguments");
+CommandResult doDetach(Context& ctx, const CommandArgs&) {
   if (!ctx.debugger.hasJob()) return CommandResult::failure("no job to detach from");
   ctx.debugger.detach();
   ctx.killedByUser = true;  // the job's end is no longer ours to report

@@ -14,7 +14,7 @@ namespace mpidbg::cli {
 /// `break [RANKS] MPI_FUNCTION [if] [CONDITION] [#N]`, `break [RANKS] entry NAME [if CONDITION]`.
 /// The arguments are checked (the rank set's syntax, parseBreakpoint) before
 /// the job is needed.
-CommandResult doBreak(Context& ctx, std::string_view args);
+CommandResult doBreak(Context& ctx, const CommandArgs& args);
 /// The breakpoint that `break` arguments after the optional RANKS describe:
 /// `MPI_FUNCTION [if] [CONDITION] [#N]`, `entry NAME [if CONDITION] [#N]` or
 /// `violation [#N]`; kind, target, condition (validated for the function,
@@ -24,18 +24,18 @@ CommandResult doBreak(Context& ctx, std::string_view args);
 /// `violation`, the condition's syntax or a field the function lacks.
 Expected<ccs::proto::Breakpoint> parseBreakpoint(std::string_view args);
 /// `info break|entries|...`.
-CommandResult doInfo(Context& ctx, std::string_view args);
+CommandResult doInfo(Context& ctx, const CommandArgs& args);
 /// `delete N`, `disable N`, `enable N` (N may be `all` for delete).
-CommandResult doDelete(Context& ctx, std::string_view args);
-CommandResult doDisable(Context& ctx, std::string_view args);
-CommandResult doEnable(Context& ctx, std::string_view args);
+CommandResult doDelete(Context& ctx, const CommandArgs& args);
+CommandResult doDisable(Context& ctx, const CommandArgs& args);
+CommandResult doEnable(Context& ctx, const CommandArgs& args);
 /// `freeze [--now] [RANKS]`.
-CommandResult doFreeze(Context& ctx, std::string_view args);
+CommandResult doFreeze(Context& ctx, const CommandArgs& args);
 /// `step [COUNT] [RANKS]` and `next [COUNT] [RANKS]`, one command under two
 /// names: COUNT (default 1) safe points; a first word of digits is COUNT.
-CommandResult doStep(Context& ctx, std::string_view args);
-CommandResult doNext(Context& ctx, std::string_view args);
+CommandResult doStep(Context& ctx, const CommandArgs& args);
+CommandResult doNext(Context& ctx, const CommandArgs& args);
 /// `detach`: leave the job running without the debugger.
-CommandResult doDetach(Context& ctx, std::string_view args);
+CommandResult doDetach(Context& ctx, const CommandArgs& args);
 
 }  // namespace mpidbg::cli

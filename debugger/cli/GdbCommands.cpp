@@ -111,14 +111,6 @@ std::string gdbConsoleCommand(std::string_view typed) {
   return out;
 }
 
-/// Splits a leading `--keep` off `args` (trimmed): true when it was there.
-bool takeKeep(std::string_view& args) {
-  args = trim(args);
-  if (!startsWithWord(args, "--keep")) return false;
-  args = trim(args.substr(6));
-  return true;
-}
-
 /// After a look command: the ranks of `ranks` that gdb did not hold before
 /// (`before`) are let go again.
 void releaseAfterLook(Context& ctx, const core::RankSet& ranks, const core::RankSet& before) {
@@ -127,8 +119,9 @@ void releaseAfterLook(Context& ctx, const core::RankSet& ranks, const core::Rank
 
 }  // namespace
 
-CommandResult doGdb(Context& ctx, std::string_view args) {
-  const bool keep = takeKeep(args);
+CommandResult doGdb(Context& ctx, const CommandArgs& parsed) {
+  const std::string_view args = parsed.rest;
+  const bool keep = parsed.flag("--keep");
   if (args.empty())
     return CommandResult::failure(
         "usage: gdb [--keep] RANKS COMMAND (e.g. 'gdb 2 bt'), gdb attach RANKS, or gdb detach RANKS");
@@ -157,8 +150,9 @@ CommandResult doGdb(Context& ctx, std::string_view args) {
 
 /// `-mi RANKS COMMAND`: one raw MI command; each rank's result record,
 /// grouped with value ranges.
-CommandResult doMi(Context& ctx, std::string_view args) {
-  const bool keep = takeKeep(args);
+CommandResult doMi(Context& ctx, const CommandArgs& line) {
+  const std::string_view args = line.rest;
+  const bool keep = line.flag("--keep");
   auto [rankText, command] = splitRankToken(args);
   if (rankText.empty())
     return CommandResult::failure("usage: -mi RANKS COMMAND (e.g. '-mi 0-3 -stack-info-depth')");

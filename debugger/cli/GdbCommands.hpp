@@ -13,10 +13,10 @@ namespace mpidbg::cli {
 /// COMMAND on each rank's gdb (attaching on first use); a command that only
 /// looks (isLookCommand) lets the ranks it attached for go again unless
 /// --keep. Per-rank errors under "errors:"; fails when no rank succeeded.
-CommandResult doGdb(Context& ctx, std::string_view args);
+CommandResult doGdb(Context& ctx, const CommandArgs& args);
 /// `-mi [--keep] RANKS MI-COMMAND`: one raw MI command; each rank's result
 /// record as gdb wrote it, grouped; queries (isLookMiCommand) release as
 /// `gdb` does.
-CommandResult doMi(Context& ctx, std::string_view args);
+CommandResult doMi(Context& ctx, const CommandArgs& args);
 
 }  // namespace mpidbg::cli

@@ -42,8 +42,8 @@ Expected<core::RankSet> ranksOrAll(Context& ctx, std::string_view text) { return
 
 using detail::ranksOrAll;
 
-CommandResult doContinue(Context& ctx, std::string_view args) {
-  auto ranks = ranksOrAll(ctx, trim(args));
+CommandResult doContinue(Context& ctx, const CommandArgs& args) {
+  auto ranks = ranksOrAll(ctx, args.ranks);
   if (!ranks) return CommandResult::failure(ranks.error().message);
   const auto problems = ctx.debugger.continueRanks(*ranks);
   CommandResult result;
@@ -64,8 +64,8 @@ CommandResult doContinue(Context& ctx, std::string_view args) {
   return result;
 }
 
-CommandResult doStatus(Context& ctx, std::string_view args) {
-  auto ranks = ranksOrAll(ctx, trim(args));
+CommandResult doStatus(Context& ctx, const CommandArgs& args) {
+  auto ranks = ranksOrAll(ctx, args.ranks);
   if (!ranks) return CommandResult::failure(ranks.error().message);
   CommandResult result;
   auto views = ctx.debugger.views(*ranks);
@@ -87,7 +87,8 @@ CommandResult doStatus(Context& ctx, std::string_view args) {
   return result;
 }
 
-CommandResult doWait(Context& ctx, std::string_view args) {
+CommandResult doWait(Context& ctx, const CommandArgs& parsed) {
+  std::string_view args = parsed.rest;
   auto timeout = parseWaitTimeout(args, ctx.settings.defaultWait);
   if (!timeout) return CommandResult::failure(timeout.error().message);
   if (auto r = needJob(ctx); !r.ok) return r;
@@ -141,8 +142,8 @@ CommandResult doWait(Context& ctx, std::string_view args) {
   return result;
 }
 
-CommandResult doRanks(Context& ctx, std::string_view args) {
-  auto ranks = ranksOrAll(ctx, trim(args));
+CommandResult doRanks(Context& ctx, const CommandArgs& args) {
+  auto ranks = ranksOrAll(ctx, args.ranks);
   if (!ranks) return CommandResult::failure(ranks.error().message);
   CommandResult result;
   const auto snapshot = ctx.debugger.job().snapshot();
@@ -197,8 +198,7 @@ CommandResult doRanks(Context& ctx, std::string_view args) {
   return result;
 }
 
-CommandResult doKill(Context& ctx, std::string_view args) {
-  if (!trim(args).empty()) return CommandResult::failure("kill takes no arguments");
+CommandResult doKill(Context& ctx, const CommandArgs&) {
   if (!ctx.debugger.hasJob()) return CommandResult::failure("no job to kill");
   ctx.debugger.kill();
   ctx.killedByUser = true;
@@ -208,7 +208,7 @@ CommandResult doKill(Context& ctx, std::string_view args) {
   return result;
 }
 
-CommandResult doQuit(Context&, std::string_view) {
+CommandResult doQuit(Context&, const CommandArgs&) {
   CommandResult result;
   result.quit = true;
   result.data = {{"quit", true}};

@@ -46,13 +46,14 @@ CommandResult printOn(core::ListServers& servers, const Resolve& resolve, std::s
   return result;
 }
 
-CommandResult doLists(Context& ctx, std::string_view args) {
-  auto ranks = commandRanks(ctx, trim(args));
+CommandResult doLists(Context& ctx, const CommandArgs& args) {
+  auto ranks = commandRanks(ctx, args.ranks);
   if (!ranks) return CommandResult::failure(ranks.error().message);
   return listsOn(*core::rankListServers(ctx.debugger), *ranks, "rank");
 }
 
-CommandResult doPrint(Context& ctx, std::string_view args) {
+CommandResult doPrint(Context& ctx, const CommandArgs& parsed) {
+  std::string_view args = parsed.rest;
   return printOn(*core::rankListServers(ctx.debugger), [&ctx](std::string_view text) { return commandRanks(ctx, text); },
                  args, "rank");
 }

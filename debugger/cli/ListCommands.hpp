@@ -14,11 +14,11 @@ namespace mpidbg::cli {
 
 /// `lists [RANKS]`: the lists each rank serves (name, object or list, ranks,
 /// lengths).
-CommandResult doLists(Context& ctx, std::string_view args);
+CommandResult doLists(Context& ctx, const CommandArgs& args);
 /// `print [RANKS] TARGET`: TARGET's fields merged as "majority plus
 /// exceptions" (`grid.nx = 128 on [0-62]; 127 on [63]`). With one word the
 /// word is TARGET; with two, the first is the rank set.
-CommandResult doPrint(Context& ctx, std::string_view args);
+CommandResult doPrint(Context& ctx, const CommandArgs& args);
 
 /// The processes a rank-set text names (blank: the default set), or why not.
 using Resolve = std::function<Expected<core::RankSet>(std::string_view text)>;

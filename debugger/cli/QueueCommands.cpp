@@ -11,14 +11,9 @@
 
 namespace mpidbg::cli {
 
-CommandResult doQueues(Context& ctx, std::string_view args) {
-  args = trim(args);
-  bool memory = false;
-  if (args == "--memory" || args.starts_with("--memory ") || args.starts_with("--memory\t")) {
-    memory = true;
-    args = trim(args.substr(8));
-  }
-  auto ranks = commandRanks(ctx, args);
+CommandResult doQueues(Context& ctx, const CommandArgs& args) {
+  const bool memory = args.flag("--memory");
+  auto ranks = commandRanks(ctx, args.ranks);
   if (!ranks) return CommandResult::failure(ranks.error().message);
   core::HangInput input = memory ? ctx.debugger.queueStatesFromMemory(*ranks) : ctx.debugger.queueStates(*ranks);
   std::map<int, std::string> other = input.unreadable;
@@ -35,23 +30,8 @@ CommandResult doQueues(Context& ctx, std::string_view args) {
   return result;
 }
 
-CommandResult doHang(Context& ctx, std::string_view args) {
-  bool json = false, frames = true, memory = false;
-  for (std::string_view rest = trim(args); !rest.empty();) {
-    const std::size_t sp = rest.find_first_of(" \t");
-    const std::string_view word = rest.substr(0, sp);
-    rest = sp == std::string_view::npos ? std::string_view() : trim(rest.substr(sp));
-    if (word == "--json") {
-      json = true;
-    } else if (word == "--no-frames") {
-      frames = false;
-    } else if (word == "--memory") {
-      memory = true;
-    } else {
-      return CommandResult::failure("hang takes --json, --memory and --no-frames (got '" + std::string(word) + "')");
-    }
-  }
-  if (auto r = needJob(ctx); !r.ok) return r;
+CommandResult doHang(Context& ctx, const CommandArgs& args) {
+  const bool json = args.flag("--json"), frames = !args.flag("--no-frames"), memory = args.flag("--memory");
   core::HangInput input = memory ? ctx.debugger.queueStatesFromMemory() : ctx.debugger.queueStates();
   input.blockedAfter = ctx.settings.blockedAfter;
   if (frames) {
@@ -74,9 +54,7 @@ CommandResult doHang(Context& ctx, std::string_view args) {
   return result;
 }
 
-CommandResult doCollectives(Context& ctx, std::string_view args) {
-  if (!trim(args).empty()) return CommandResult::failure("collectives takes no arguments");
-  if (auto r = needJob(ctx); !r.ok) return r;
+CommandResult doCollectives(Context& ctx, const CommandArgs&) {
   const auto views = ctx.debugger.views();
   // From the queue state: live ranks over CCS, ranks held by gdb from memory.
   const core::HangInput input = ctx.debugger.queueStates();

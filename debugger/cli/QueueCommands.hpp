@@ -16,12 +16,12 @@ namespace mpidbg::cli {
 
 /// `queues [RANKS]`: pending sends, receives and nonblocking collectives per
 /// communicator, grouped by identical text across ranks.
-CommandResult doQueues(Context& ctx, std::string_view args);
+CommandResult doQueues(Context& ctx, const CommandArgs& args);
 /// `hang [--json] [--no-frames]`: the verdict (states, collective sequences,
 /// wait-for graph, cycles, ranks waited for outside MPI, ranks to look at).
-CommandResult doHang(Context& ctx, std::string_view args);
+CommandResult doHang(Context& ctx, const CommandArgs& args);
 /// `collectives`: the per-communicator stuck-collective report.
-CommandResult doCollectives(Context& ctx, std::string_view args);
+CommandResult doCollectives(Context& ctx, const CommandArgs& args);
 
 /// Where each rank of `views` that waits (blocked or polling, per
 /// --blocked-after, and not stopped) or is held by gdb inside a call

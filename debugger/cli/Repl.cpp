@@ -118,8 +118,9 @@ void fitToTerminal(Context& ctx, std::string_view line, CommandResult& result) {
   line = trim(line);
   const auto space = line.find_first_of(" \t");
   const Command* cmd = findCommand(line.substr(0, space));
-  if (cmd != nullptr && cmd->name == "where" && line.find("--json") == std::string_view::npos && !ctx.console.json())
-    result.text = ctx.console.fit(result.text);
+  if (cmd == nullptr || cmd->name != "where" || ctx.console.json()) return;
+  const auto args = parseCommandArgs(cmd->name, cmd->args, space == std::string_view::npos ? "" : line.substr(space));
+  if (args && !args->flag("--json")) result.text = ctx.console.fit(result.text);
 }
 
 std::string historyFile() {

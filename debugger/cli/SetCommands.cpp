@@ -47,7 +47,8 @@ std::string badName(std::string_view name) {
 
 }  // namespace
 
-CommandResult doSet(Context& ctx, std::string_view args) {
+CommandResult doSet(Context& ctx, const CommandArgs& parsed) {
+  std::string_view args = parsed.rest;
   args = trim(args);
   if (args.empty()) return text(listNamedSets(ctx.debugger), namedSetsJson(ctx.debugger));
   if (args == "pagination" || args.starts_with("pagination ")) {
@@ -75,7 +76,8 @@ CommandResult doSet(Context& ctx, std::string_view args) {
               withRanks({{"name", name}}, *value));
 }
 
-CommandResult doUnset(Context& ctx, std::string_view args) {
+CommandResult doUnset(Context& ctx, const CommandArgs& parsed) {
+  std::string_view args = parsed.rest;
   const std::string name(trim(args));
   if (name.empty()) return CommandResult::failure("usage: unset NAME ('set' lists the named rank sets)");
   if (ctx.debugger.namedSets.erase(name) == 0)
@@ -83,7 +85,8 @@ CommandResult doUnset(Context& ctx, std::string_view args) {
   return text("Forgot " + name + ".\n", {{"name", name}});
 }
 
-CommandResult doFocus(Context& ctx, std::string_view args) {
+CommandResult doFocus(Context& ctx, const CommandArgs& parsed) {
+  std::string_view args = parsed.rest;
   args = trim(args);
   if (args.empty()) {
     if (!ctx.debugger.focus) return text("No focus: commands without RANKS act on every rank.\n", focusJson(ctx.debugger));
@@ -102,8 +105,7 @@ CommandResult doFocus(Context& ctx, std::string_view args) {
               focusJson(ctx.debugger));
 }
 
-CommandResult doUnfocus(Context& ctx, std::string_view args) {
-  if (!trim(args).empty()) return CommandResult::failure("unfocus takes no arguments");
+CommandResult doUnfocus(Context& ctx, const CommandArgs&) {
   ctx.debugger.focus.reset();
   return text("No focus: commands without RANKS act on every rank.\n", focusJson(ctx.debugger));
 }

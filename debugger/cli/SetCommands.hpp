@@ -12,20 +12,20 @@ namespace mpidbg::cli {
 /// is allowed. `set` alone lists the named sets. Errors, in this order: no
 /// '=', NAME not an identifier or a reserved word (RankExpr::isValidName),
 /// EXPR's syntax, no job, EXPR's evaluation errors.
-CommandResult doSet(Context& ctx, std::string_view args);
+CommandResult doSet(Context& ctx, const CommandArgs& args);
 
 /// `unset NAME`: forgets a named set. Error when there is no such name.
-CommandResult doUnset(Context& ctx, std::string_view args);
+CommandResult doUnset(Context& ctx, const CommandArgs& args);
 
 /// `focus EXPR`: the ranks that commands taking an optional RANKS act on when
 /// given none (computed now, kept as a fixed set); `focus all`, or any EXPR
 /// naming every rank, clears it. `focus` alone shows it. Errors: EXPR's
 /// syntax, no job, EXPR's evaluation errors, an empty result ("the set is
 /// empty"; the focus is unchanged).
-CommandResult doFocus(Context& ctx, std::string_view args);
+CommandResult doFocus(Context& ctx, const CommandArgs& args);
 
 /// `unfocus`: clears the focus (commands act on every rank again).
-CommandResult doUnfocus(Context& ctx, std::string_view args);
+CommandResult doUnfocus(Context& ctx, const CommandArgs& args);
 
 /// The rank set a command acts on: `text` evaluated (RankExpr grammar), or
 /// when `text` is blank the focus, or every rank when there is no focus.

@@ -24,36 +24,16 @@ struct StackOptions {
   std::string ranks;
 };
 
-Expected<StackOptions> parseOptions(std::string_view args, bool forWhere) {
+/// The StackOptions of parsed `where`/`equiv` arguments (their ArgSpec: CommandTable.cpp).
+StackOptions stackOptions(const CommandArgs& args) {
   StackOptions o;
-  for (std::string_view rest = trim(args); !rest.empty();) {
-    // One option, or one token of the rank set (splitRankToken's rule).
-    const std::string_view word = rest.substr(0, splitRankToken(rest).first.size());
-    rest = trim(rest.substr(word.size()));
-    if (word == "--full") {
-      o.key = stacks::NodeKey::FunctionAndLine;
-    } else if (word == "--all-frames") {
-      o.depth = core::StackDepth::All;
-    } else if (word == "--all-threads") {
-      o.threads = core::ThreadChoice::All;
-    } else if (forWhere && word == "--tree") {
-      o.tree = true;
-    } else if (forWhere && word == "--json") {
-      o.json = true;
-    } else if (forWhere && word == "--dot") {
-      const std::size_t sp = rest.find_first_of(" \t");
-      o.dotFile = std::string(rest.substr(0, sp));
-      if (o.dotFile.empty() || o.dotFile.starts_with("--")) return fail("--dot needs a file name (where --dot tree.dot)");
-      rest = sp == std::string_view::npos ? std::string_view{} : trim(rest.substr(sp));
-    } else if (word.starts_with("--")) {
-      return fail(std::string(forWhere ? "where" : "equiv") + " does not know option '" + std::string(word) +
-                  (forWhere ? "' (options: --full --tree --all-frames --all-threads --json --dot FILE)"
-                            : "' (options: --full --all-frames --all-threads)"));
-    } else {
-      // Words that are not options make up the rank set: where blocked & 0-3
-      o.ranks += (o.ranks.empty() ? "" : " ") + std::string(word);
-    }
-  }
+  if (args.flag("--full")) o.key = stacks::NodeKey::FunctionAndLine;
+  if (args.flag("--all-frames")) o.depth = core::StackDepth::All;
+  if (args.flag("--all-threads")) o.threads = core::ThreadChoice::All;
+  o.tree = args.flag("--tree");
+  o.json = args.flag("--json");
+  o.dotFile = args.value<std::string>("--dot").value_or("");
+  o.ranks = args.ranks;
   return o;
 }
 
@@ -85,39 +65,37 @@ Expected<stacks::StackTree> mergedTree(Context& ctx, const StackOptions& o, std:
 
 }  // namespace
 
-CommandResult doWhere(Context& ctx, std::string_view args) {
-  auto options = parseOptions(args, true);
-  if (!options) return CommandResult::failure(options.error().message);
+CommandResult doWhere(Context& ctx, const CommandArgs& args) {
+  const auto options = stackOptions(args);
   std::string notes;
   nlohmann::json gdbReads;
-  auto tree = mergedTree(ctx, *options, notes, gdbReads);
+  auto tree = mergedTree(ctx, options, notes, gdbReads);
   if (!tree) return CommandResult::failure(tree.error().message);
   CommandResult result;
   const nlohmann::json treeJson = stacks::stackTreeToJson(*tree);
   result.data = treeJson;
   result.data["read_through_gdb"] = gdbReads;
-  result.data["dot_file"] = options->dotFile.empty() ? nlohmann::json(nullptr) : nlohmann::json(options->dotFile);
-  if (!options->dotFile.empty()) {
-    std::ofstream out(options->dotFile);
+  result.data["dot_file"] = options.dotFile.empty() ? nlohmann::json(nullptr) : nlohmann::json(options.dotFile);
+  if (!options.dotFile.empty()) {
+    std::ofstream out(options.dotFile);
     out << stacks::renderDot(*tree);
     out.close();
-    if (!out) return CommandResult::failure("cannot write " + options->dotFile);
+    if (!out) return CommandResult::failure("cannot write " + options.dotFile);
   }
-  if (options->json) {
+  if (options.json) {
     result.text = jsonLine(treeJson) + "\n";
     return result;
   }
-  result.text = (options->tree ? stacks::renderTree(*tree) : stacks::renderLeaves(*tree)) + notes;
-  if (!options->dotFile.empty()) result.text += "Graphviz tree written to " + options->dotFile + "\n";
+  result.text = (options.tree ? stacks::renderTree(*tree) : stacks::renderLeaves(*tree)) + notes;
+  if (!options.dotFile.empty()) result.text += "Graphviz tree written to " + options.dotFile + "\n";
   return result;
 }
 
-CommandResult doEquiv(Context& ctx, std::string_view args) {
-  auto options = parseOptions(args, false);
-  if (!options) return CommandResult::failure(options.error().message);
+CommandResult doEquiv(Context& ctx, const CommandArgs& args) {
+  const auto options = stackOptions(args);
   std::string notes;
   nlohmann::json gdbReads;
-  auto tree = mergedTree(ctx, *options, notes, gdbReads);
+  auto tree = mergedTree(ctx, options, notes, gdbReads);
   if (!tree) return CommandResult::failure(tree.error().message);
   CommandResult result;
   result.text = stacks::renderClasses(*tree) + notes;

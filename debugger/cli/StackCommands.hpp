@@ -15,9 +15,9 @@ namespace mpidbg::cli {
 /// per leaf (`main > solve > MPI_Allreduce  [0-62]`), the machinery's own
 /// threads left out and counted in a note (core::ThreadChoice). Remembers the
 /// equivalence classes for `$equiv[N]`.
-CommandResult doWhere(Context& ctx, std::string_view args);
+CommandResult doWhere(Context& ctx, const CommandArgs& args);
 /// `equiv [--full] [--all-frames] [--all-threads] [RANKS]`: the equivalence classes (ranks
 /// with identical stacks), numbered for `$equiv[N]`.
-CommandResult doEquiv(Context& ctx, std::string_view args);
+CommandResult doEquiv(Context& ctx, const CommandArgs& args);
 
 }  // namespace mpidbg::cli

@@ -177,7 +177,8 @@ TEST_CASE("a JSON console prints envelopes and grouped events, one object per li
 
   const std::string expected =
       R"J({"schema":"mpidbg/1","command":"help","line":"help kill","ok":true,"result":{"aliases":[],)J"
-      R"J("help":"Detaches gdb sessions and ends every process of the job.","name":"kill","summary":"Kill the job",)J"
+      R"J("help":"Detaches gdb sessions and ends every process of the job.","name":"kill","needs_job":false,)J"
+      R"J("options":[],"ranks":"none","summary":"Kill the job",)J"
       R"J("syntax":"kill"}})J"
       "\n"
       R"J({"schema":"mpidbg/1","event":"breakpoint","ranks":"[2,5]","rank_list":[2,5],)J"
