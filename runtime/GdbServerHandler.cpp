@@ -26,7 +26,7 @@
 
 #include "Guarded.hpp"
 #include "Runtime.hpp"
-#include "ccs/GdbServerProtocol.hpp"
+#include "ccs/proto/GdbServerProtocol.hpp"
 #include "mpidbg/ScopedFd.hpp"
 #include "mpidbg/Text.hpp"
 #include "runtime/HostName.hpp"

@@ -2,13 +2,13 @@
 
 #include <string>
 
-#include "ccs/Server.hpp"
+#include "ccs/transport/Server.hpp"
 
 namespace mpidbg::rt {
 
 class Runtime;
 
-/// The mpidbg/gdbserver handler (ccs/GdbServerProtocol.hpp): starts
+/// The mpidbg/gdbserver handler (ccs/proto/GdbServerProtocol.hpp): starts
 /// `gdbserver --once --multi BIND:0` on this rank's host so that a gdb on the
 /// front end's host can debug this process remotely (`target extended-remote`
 /// then `attach <pid>`), and replies with the address gdbserver listens on.

@@ -16,9 +16,9 @@
 #include "Runtime.hpp"
 #include "StackCapture.hpp"
 #include "ThreadLevel.hpp"
-#include "ccs/AttachProtocol.hpp"
-#include "ccs/Frame.hpp"
-#include "ccs/GdbServerProtocol.hpp"
+#include "ccs/proto/AttachProtocol.hpp"
+#include "ccs/transport/Frame.hpp"
+#include "ccs/proto/GdbServerProtocol.hpp"
 #include "mpidbg/Text.hpp"
 
 namespace mpidbg::rt {

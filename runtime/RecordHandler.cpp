@@ -6,7 +6,7 @@
 #include "Guarded.hpp"
 #include "RecordState.hpp"
 #include "Runtime.hpp"
-#include "ccs/Server.hpp"
+#include "ccs/transport/Server.hpp"
 
 namespace mpidbg::rt {
 

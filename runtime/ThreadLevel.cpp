@@ -21,7 +21,7 @@
 #include "Guarded.hpp"
 #include "Runtime.hpp"
 #include "StackCapture.hpp"
-#include "ccs/Server.hpp"
+#include "ccs/transport/Server.hpp"
 
 namespace mpidbg::rt {
 
