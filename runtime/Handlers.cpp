@@ -158,7 +158,7 @@ void registerHandlers(ccs::Server& server, Runtime& runtime) {
                       for (std::int32_t i = 0; i < nodes; ++i) ccs::appendBigEndian32(out, 1);
                       return out;
                     }));
-  server.addHandler(std::string(ccs::proto::kGdbServerHandler), gdbServerHandler(server.endpoint().host, runtime));
+  registerGdbServerHandler(server, server.endpoint().host, runtime);
   registerListHandlers(server, runtime);
   registerControlHandlers(server, runtime);
   registerThreadLevelHandler(server, runtime);

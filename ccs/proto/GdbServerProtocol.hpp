@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "ccs/proto/Field.hpp"
 #include "mpidbg/Error.hpp"
 
 namespace mpidbg::ccs::proto {
@@ -31,6 +32,12 @@ inline constexpr std::uint32_t kDefaultGdbConnectTimeoutMs = 30000;
 /// means every default.
 struct GdbServerRequest {
   std::uint32_t connectTimeoutMs = kDefaultGdbConnectTimeoutMs;
+
+  static constexpr std::string_view kName = "gdbserver request";
+  /// The wire form (ccs/proto/Message.hpp).
+  static constexpr auto fields() {
+    return std::tuple{field("connecttimeout", &GdbServerRequest::connectTimeoutMs).orDefault().positive()};
+  }
 };
 
 /// The reply: either a listening gdbserver (`error` empty; keys host, port,
@@ -47,6 +54,15 @@ struct GdbServerReply {
   std::int32_t pid = 0;          ///< the rank's pid, as gdb must attach to it
   std::int32_t serverPid = 0;    ///< gdbserver's pid on the rank's host
   std::string error;             ///< non-empty: no gdbserver was started
+
+  static constexpr std::string_view kName = "gdbserver reply";
+  /// The wire form of a success reply (ccs/proto/Message.hpp); a failure is
+  /// the key `error` alone.
+  static constexpr auto fields() {
+    using T = GdbServerReply;
+    return std::tuple{field("host", &T::host), field("port", &T::port), field("pid", &T::pid).positive(),
+                      field("serverpid", &T::serverPid).positive()};
+  }
 };
 
 /// Encodes a request ("connecttimeout=N\n").

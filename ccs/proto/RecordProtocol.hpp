@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ccs/proto/Field.hpp"
 #include "mpidbg/Error.hpp"
 
 namespace mpidbg::ccs::proto {
@@ -38,6 +39,25 @@ struct RecordInfo {
   bool replayComplete = false;  ///< the log has its end marker (the recorded run finished)
   /// Why replay stopped ("" while it goes on): the divergence report.
   std::string diverged;
+
+  static constexpr std::string_view kName = "record/replay record";
+  static constexpr bool kListItem = true;
+  /// The wire form (ccs/proto/Message.hpp).
+  static constexpr auto fields() {
+    using T = RecordInfo;
+    return std::tuple{field("rank", &T::rank),
+                      field("recording", &T::recording),
+                      field("record_path", &T::recordPath),
+                      field("recorded", &T::recorded),
+                      field("record_bytes", &T::recordBytes),
+                      field("by_kind", &T::byKind),
+                      field("replaying", &T::replaying),
+                      field("replay_path", &T::replayPath),
+                      field("replayed", &T::replayed),
+                      field("replay_total", &T::replayTotal),
+                      field("replay_complete", &T::replayComplete),
+                      field("diverged", &T::diverged)};
+  }
 };
 
 /// Every record, each followed by a `--` line.

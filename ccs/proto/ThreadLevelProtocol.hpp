@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ccs/proto/Field.hpp"
 #include "mpidbg/Error.hpp"
 
 namespace mpidbg::ccs::proto {
@@ -47,9 +48,20 @@ struct ThreadLevelInfo {
   std::int32_t required = 0;
   /// Violations seen so far (every occurrence, not only the reported ones).
   std::uint64_t violations = 0;
+
+  static constexpr std::string_view kName = "thread-level record";
+  static constexpr bool kListItem = true;
+  /// The wire form (ccs/proto/Message.hpp); levels 0..3, required 0..4.
+  static constexpr auto fields() {
+    using T = ThreadLevelInfo;
+    return std::tuple{field("rank", &T::rank), field("requested", &T::requested).between(0, kThreadLevelMultiple),
+                      field("provided", &T::provided).between(0, kThreadLevelMultiple),
+                      field("required", &T::required).between(0, kThreadLevelDistinctComms),
+                      field("violations", &T::violations)};
+  }
 };
 
-/// Every record, each followed by a `--` line.
+/// Every record, each followed by a `--` line (encodeRecords).
 std::string encode(std::span<const ThreadLevelInfo> infos);
 /// The records of a (merged) reply. Errors name the record and key; levels
 /// must be 0..3 (required 0..4).
