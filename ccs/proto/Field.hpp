@@ -69,7 +69,9 @@ concept Described = requires { T::fields(); };
 /// Requests that carry no data (status, thread levels, record state, ...):
 /// the handler ignores whatever bytes arrive, as before typed handlers.
 struct NoData {
+  /// The message in errors.
   static constexpr std::string_view kName = "request";
+  /// No fields.
   static constexpr auto fields() { return std::tuple{}; }
 };
 

@@ -33,6 +33,7 @@ inline constexpr std::uint32_t kDefaultGdbConnectTimeoutMs = 30000;
 struct GdbServerRequest {
   std::uint32_t connectTimeoutMs = kDefaultGdbConnectTimeoutMs;
 
+  /// The message in errors ("bad gdbserver request ...").
   static constexpr std::string_view kName = "gdbserver request";
   /// The wire form (ccs/proto/Message.hpp).
   static constexpr auto fields() {
@@ -55,6 +56,7 @@ struct GdbServerReply {
   std::int32_t serverPid = 0;    ///< gdbserver's pid on the rank's host
   std::string error;             ///< non-empty: no gdbserver was started
 
+  /// The message in errors ("bad gdbserver reply ...").
   static constexpr std::string_view kName = "gdbserver reply";
   /// The wire form of a success reply (ccs/proto/Message.hpp); a failure is
   /// the key `error` alone.

@@ -40,7 +40,9 @@ struct RecordInfo {
   /// Why replay stopped ("" while it goes on): the divergence report.
   std::string diverged;
 
+  /// The message in errors ("bad record/replay record ...").
   static constexpr std::string_view kName = "record/replay record";
+  /// One per rank, followed by `--` (ccs/proto/Message.hpp ListItem).
   static constexpr bool kListItem = true;
   /// The wire form (ccs/proto/Message.hpp).
   static constexpr auto fields() {

@@ -49,7 +49,9 @@ struct ThreadLevelInfo {
   /// Violations seen so far (every occurrence, not only the reported ones).
   std::uint64_t violations = 0;
 
+  /// The message in errors ("bad thread-level record ...").
   static constexpr std::string_view kName = "thread-level record";
+  /// One per rank, followed by `--` (ccs/proto/Message.hpp ListItem).
   static constexpr bool kListItem = true;
   /// The wire form (ccs/proto/Message.hpp); levels 0..3, required 0..4.
   static constexpr auto fields() {

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "ccs/proto/GdbServerProtocol.hpp"
+#include "ccs/proto/Message.hpp"
 
 using namespace mpidbg::ccs::proto;
 
@@ -102,6 +103,69 @@ TEST_CASE("malformed gdbserver replies", "[ccs][gdbserver]") {
   for (const Row& row : rows) {
     INFO(row.text);
     auto r = decodeGdbServerReply(row.text);
+    REQUIRE_FALSE(r);
+    CHECK_THAT(r.error().message, Catch::StartsWith(row.error));
+  }
+}
+
+// The encoder and decoder every described message gets (ccs/proto/Message.hpp),
+// on a message that uses each kind of field; kept here, next to the first
+// protocol with optional and bounded fields.
+namespace gdbserver_test_message {
+
+struct Sample {
+  std::int32_t rank = 0;
+  bool held = false;
+  std::uint64_t comm = 0;
+  std::string note;
+  std::uint32_t timeoutMs = 7;
+  std::int32_t level = 0;
+
+  static constexpr std::string_view kName = "sample record";
+  static constexpr bool kListItem = true;
+  static constexpr auto fields() {
+    using T = Sample;
+    return std::tuple{field("rank", &T::rank),          field("held", &T::held),
+                      field("comm", &T::comm).hex(),    field("note", &T::note),
+                      field("timeout", &T::timeoutMs).orDefault().positive(),
+                      field("level", &T::level).between(0, 3)};
+  }
+};
+
+}  // namespace gdbserver_test_message
+
+TEST_CASE("described messages: bytes, round trip and errors naming the key", "[ccs][message]") {
+  using gdbserver_test_message::Sample;
+  const std::vector<Sample> samples{{3, true, 0x44000000, "a\nb", 250, 2}, {-1, false, 0, "", 1, 0}};
+  const std::string text = encodeRecords(std::span<const Sample>(samples));
+  CHECK(text ==
+        "rank=3\nheld=1\ncomm=0x44000000\nnote=a\\nb\ntimeout=250\nlevel=2\n--\n"
+        "rank=-1\nheld=0\ncomm=0x0\nnote=\ntimeout=1\nlevel=0\n--\n");
+  CHECK(encodeRecord(samples[0]) == text.substr(0, text.find("--\n") + 3));
+  auto back = decodeRecords<Sample>(text, "sample reply");
+  REQUIRE(back);
+  REQUIRE(back->size() == 2);
+  CHECK((*back)[0].comm == 0x44000000);
+  CHECK((*back)[0].note == "a\nb");
+  CHECK((*back)[0].held);
+  CHECK((*back)[1].rank == -1);
+  auto defaulted = decodeRecord<Sample>("rank=1\nheld=0\ncomm=0x1\nnote=x\nlevel=1\n");
+  REQUIRE(defaulted);
+  CHECK(defaulted->timeoutMs == 7);
+
+  const struct {
+    const char* input;
+    const char* error;
+  } rows[] = {
+      {"rank=1\nheld=0\ncomm=1\nnote=\nlevel=4\n", "bad sample record 0: key 'level' must be between 0 and 3"},
+      {"rank=1\nheld=0\ncomm=1\nnote=\ntimeout=0\nlevel=1\n", "bad sample record 0: key 'timeout' must be > 0"},
+      {"rank=1\nheld=2\ncomm=1\nnote=\nlevel=1\n", "bad sample record 0: key 'held' must be 0 or 1"},
+      {"rank=1\nheld=0\nnote=\nlevel=1\n", "bad sample record 0: record is missing key 'comm'"},
+      {"--\nrank=1\nrank=2\n", "bad sample reply: "},
+  };
+  for (const auto& row : rows) {
+    INFO(row.input);
+    auto r = decodeRecords<Sample>(row.input, "sample reply");
     REQUIRE_FALSE(r);
     CHECK_THAT(r.error().message, Catch::StartsWith(row.error));
   }
