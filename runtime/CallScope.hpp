@@ -68,7 +68,7 @@ inline CommRecord* cachedComm(CommRegistry& registry, MPI_Comm comm) noexcept {
 }
 
 /// -1 for MPI_ANY_SOURCE, -2 for MPI_PROC_NULL, else the rank itself (the
-/// wire convention of ccs/RankProtocol.hpp MpiCall::peer).
+/// wire convention of ccs/proto/RankProtocol.hpp MpiCall::peer).
 inline std::int32_t wirePeer(int rank) noexcept {
   if (rank == MPI_ANY_SOURCE) return -1;
   if (rank == MPI_PROC_NULL) return -2;

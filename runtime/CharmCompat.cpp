@@ -16,8 +16,8 @@
 #include "Guarded.hpp"
 #include "Lists.hpp"
 #include "Runtime.hpp"
-#include "ccs/ControlProtocol.hpp"
-#include "ccs/Frame.hpp"
+#include "ccs/proto/ControlProtocol.hpp"
+#include "ccs/transport/Frame.hpp"
 #include "mpidbg/pup.hpp"
 
 namespace mpidbg::rt {

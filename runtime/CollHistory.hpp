@@ -7,7 +7,7 @@
 
 #include "CurrentCall.hpp"
 #include "ExportedState.hpp"
-#include "ccs/QueueProtocol.hpp"
+#include "ccs/proto/QueueProtocol.hpp"
 
 namespace mpidbg::rt {
 

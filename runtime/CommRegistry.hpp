@@ -12,8 +12,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "ccs/QueueProtocol.hpp"
-#include "ccs/RankProtocol.hpp"
+#include "ccs/proto/QueueProtocol.hpp"
+#include "ccs/proto/RankProtocol.hpp"
 
 namespace mpidbg::rt {
 

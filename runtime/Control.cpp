@@ -34,7 +34,7 @@ cond::CallArgs::Predefined predefinedOf(std::uint64_t comm) noexcept {
   return cond::CallArgs::Predefined::None;
 }
 
-/// The breakpoint-target entry (ccs/Condition.cpp) of `f`, found by name
+/// The breakpoint-target entry (ccs/condition/Condition.cpp) of `f`, found by name
 /// once for every function; nullptr for None.
 const cond::FunctionInfo* targetOf(MpiFunction f) noexcept {
   static const std::array<const cond::FunctionInfo*, kFunctionCount> table = [] {

@@ -11,9 +11,9 @@
 
 #include "CurrentCall.hpp"
 #include "ThreadLevel.hpp"
-#include "ccs/Condition.hpp"
-#include "ccs/ControlProtocol.hpp"
-#include "ccs/RankProtocol.hpp"
+#include "ccs/condition/Condition.hpp"
+#include "ccs/proto/ControlProtocol.hpp"
+#include "ccs/proto/RankProtocol.hpp"
 
 namespace mpidbg::ccs {
 class Server;
@@ -85,7 +85,7 @@ class SignalBlock {
   bool wasBlocked_ = false;
 };
 
-/// Execution control inside one rank (issue 4; wire in ccs/ControlProtocol.hpp):
+/// Execution control inside one rank (issue 4; wire in ccs/proto/ControlProtocol.hpp):
 /// the breakpoint table, freeze (at the next safe point, or at once by a
 /// real-time signal), step, and the stop itself. Handlers run on the helper
 /// thread; reach() runs on MPI threads and blocks them while stopped. One

@@ -1,4 +1,4 @@
-// CCS handlers of execution control (ccs/ControlProtocol.hpp): breakpoints,
+// CCS handlers of execution control (ccs/proto/ControlProtocol.hpp): breakpoints,
 // freeze, step, entry points, detach. They run on the helper thread, decode
 // the request, call Control, and encode the reply; bad requests get an error
 // reply the front end prints.
@@ -11,8 +11,8 @@
 #include "Control.hpp"
 #include "EntryPoints.hpp"
 #include "Runtime.hpp"
-#include "ccs/Condition.hpp"
-#include "ccs/ControlProtocol.hpp"
+#include "ccs/condition/Condition.hpp"
+#include "ccs/proto/ControlProtocol.hpp"
 #include "mpidbg/Text.hpp"
 
 namespace mpidbg::rt {

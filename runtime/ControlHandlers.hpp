@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "ccs/Server.hpp"
+#include "ccs/transport/Server.hpp"
 
 namespace mpidbg::rt {
 
@@ -10,7 +10,7 @@ class Runtime;
 
 /// Attaches Control to `runtime` (call on the thread that called MPI_Init,
 /// before the helper thread serves `server`) and registers the control
-/// handlers of ccs/ControlProtocol.hpp: mpidbg/bp/{set,delete,enable,list},
+/// handlers of ccs/proto/ControlProtocol.hpp: mpidbg/bp/{set,delete,enable,list},
 /// mpidbg/freeze, mpidbg/step, mpidbg/entries, mpidbg/detach. Every reply to
 /// a malformed request is a ControlReply error, never an empty reply.
 void registerControlHandlers(ccs::Server& server, Runtime& runtime);

@@ -13,7 +13,7 @@ namespace mpidbg::rt {
 /// row of the function table (common/include/mpidbg/MpiFunctions.hpp), in
 /// its order. The first 14 follow mqs_comm_class order, so
 /// `static_cast<int>(f) - 1` is the collective class of a blocking
-/// collective. Each is a breakpoint target (ccs/Condition.cpp, from the same
+/// collective. Each is a breakpoint target (ccs/condition/Condition.cpp, from the same
 /// table). Two bytes: the table has more than 255 rows. Wherever a value
 /// leaves the process it is 4 bytes wide (the exported "call.function",
 /// "op.function" and "coll.function", the name table's function_count).
@@ -51,7 +51,7 @@ const char* functionNameTable() noexcept;
 enum class PeerRole : std::uint8_t { None, Source, Dest, Root, Target };
 
 /// "source", "dest", "root", "target", or empty for None (the wire spelling of
-/// ccs/RankProtocol.hpp MpiCall::peerRole).
+/// ccs/proto/RankProtocol.hpp MpiCall::peerRole).
 std::string_view peerRoleName(PeerRole r) noexcept;
 
 /// Where the request array of the MPI_Wait*/Test* call a rank is inside

@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "ccs/ControlProtocol.hpp"
+#include "ccs/proto/ControlProtocol.hpp"
 
 namespace mpidbg::rt {
 

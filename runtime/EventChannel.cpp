@@ -17,7 +17,7 @@
 
 #include "Control.hpp"
 #include "FatalSignal.hpp"
-#include "ccs/Frame.hpp"
+#include "ccs/transport/Frame.hpp"
 
 namespace mpidbg::rt {
 

@@ -6,8 +6,8 @@
 #include <span>
 #include <vector>
 
-#include "ccs/Endpoint.hpp"
-#include "ccs/RankProtocol.hpp"
+#include "ccs/transport/Endpoint.hpp"
+#include "ccs/proto/RankProtocol.hpp"
 #include "mpidbg/ScopedFd.hpp"
 #include "mpidbg/Error.hpp"
 

@@ -22,7 +22,7 @@
 
 #include "Control.hpp"
 #include "Runtime.hpp"
-#include "ccs/Server.hpp"
+#include "ccs/transport/Server.hpp"
 
 namespace mpidbg::rt {
 

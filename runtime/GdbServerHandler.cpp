@@ -24,9 +24,9 @@
 #include <thread>
 #include <vector>
 
-#include "Guarded.hpp"
 #include "Runtime.hpp"
-#include "ccs/GdbServerProtocol.hpp"
+#include "TypedHandler.hpp"
+#include "ccs/proto/GdbServerProtocol.hpp"
 #include "mpidbg/ScopedFd.hpp"
 #include "mpidbg/Text.hpp"
 #include "runtime/HostName.hpp"
@@ -364,14 +364,8 @@ void startWatchThread(std::shared_ptr<GdbServerWatch> watch) {
   ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
 }
 
-proto::GdbServerReply serve(const std::string& bindHost, const Runtime& rt, const ccs::Request& request) {
+proto::GdbServerReply serve(const std::string& bindHost, const Runtime& rt, const proto::GdbServerRequest& request) {
   proto::GdbServerReply reply;
-  const std::string_view data(reinterpret_cast<const char*>(request.data.data()), request.data.size());
-  auto parsed = proto::decodeGdbServerRequest(data);
-  if (!parsed) {
-    reply.error = parsed.error().message;
-    return reply;
-  }
   const pid_t self = ::getpid();
   if (const pid_t tracer = tracerPid(); tracer != 0) {
     reply.error = "the process is already traced by process " + std::to_string(tracer) + " (" +
@@ -386,7 +380,7 @@ proto::GdbServerReply serve(const std::string& bindHost, const Runtime& rt, cons
   }
   auto watch = std::make_shared<GdbServerWatch>(
       rt.rank(), *path, std::vector<std::string>{*path, "--once", "--multi", listenArgument(bindHost)},
-      milliseconds(parsed->connectTimeoutMs));
+      milliseconds(request.connectTimeoutMs));
   auto result = watch->result();
   startWatchThread(watch);
   // The watcher answers within kListenTimeout (it enforces that bound itself).
@@ -408,16 +402,17 @@ proto::GdbServerReply serve(const std::string& bindHost, const Runtime& rt, cons
 
 }  // namespace
 
-ccs::Handler gdbServerHandler(std::string bindHost, Runtime& runtime) {
+void registerGdbServerHandler(ccs::Server& server, std::string bindHost, Runtime& runtime) {
   const Runtime* rt = &runtime;
-  return guardedWith(
-      [bindHost = std::move(bindHost), rt](const ccs::Request& request) -> ccs::HandlerResult {
-        return bytesOf(proto::encode(serve(bindHost, *rt, request)));
+  on<proto::GdbServerRequest, proto::GdbServerReply>(
+      server, proto::kGdbServerHandler,
+      [bindHost = std::move(bindHost), rt](const proto::GdbServerRequest& request) {
+        return serve(bindHost, *rt, request);
       },
-      [](const std::string& message) -> ccs::HandlerResult {
+      [](std::string message) {
         proto::GdbServerReply reply;
-        reply.error = message;
-        return bytesOf(proto::encode(reply));
+        reply.error = std::move(message);
+        return reply;
       });
 }
 

@@ -2,13 +2,13 @@
 
 #include <string>
 
-#include "ccs/Server.hpp"
+#include "ccs/transport/Server.hpp"
 
 namespace mpidbg::rt {
 
 class Runtime;
 
-/// The mpidbg/gdbserver handler (ccs/GdbServerProtocol.hpp): starts
+/// Registers the mpidbg/gdbserver handler (ccs/proto/GdbServerProtocol.hpp): starts
 /// `gdbserver --once --multi BIND:0` on this rank's host so that a gdb on the
 /// front end's host can debug this process remotely (`target extended-remote`
 /// then `attach <pid>`), and replies with the address gdbserver listens on.
@@ -28,8 +28,8 @@ class Runtime;
 /// Errors are replied as a record with `error`: already traced (TracerPid of
 /// this process), gdbserver not found or not executable, gdbserver exiting or
 /// not printing "Listening on port N" within 10 s, a malformed request.
-/// Blocks the calling (helper) thread for at most about 10 s. Never throws
-/// past the returned handler's caller when wrapped by guardedWith (Guarded.hpp).
-ccs::Handler gdbServerHandler(std::string bindHost, Runtime& runtime);
+/// Blocks the calling (helper) thread for at most about 10 s. A typed handler
+/// (TypedHandler.hpp): an exception is replied as `error` too.
+void registerGdbServerHandler(ccs::Server& server, std::string bindHost, Runtime& runtime);
 
 }  // namespace mpidbg::rt

@@ -4,7 +4,7 @@
 #include <string>
 #include <utility>
 
-#include "ccs/Server.hpp"
+#include "ccs/transport/Server.hpp"
 
 namespace mpidbg::rt {
 

@@ -16,9 +16,9 @@
 #include "Runtime.hpp"
 #include "StackCapture.hpp"
 #include "ThreadLevel.hpp"
-#include "ccs/AttachProtocol.hpp"
-#include "ccs/Frame.hpp"
-#include "ccs/GdbServerProtocol.hpp"
+#include "ccs/proto/AttachProtocol.hpp"
+#include "ccs/transport/Frame.hpp"
+#include "ccs/proto/GdbServerProtocol.hpp"
 #include "mpidbg/Text.hpp"
 
 namespace mpidbg::rt {
@@ -158,7 +158,7 @@ void registerHandlers(ccs::Server& server, Runtime& runtime) {
                       for (std::int32_t i = 0; i < nodes; ++i) ccs::appendBigEndian32(out, 1);
                       return out;
                     }));
-  server.addHandler(std::string(ccs::proto::kGdbServerHandler), gdbServerHandler(server.endpoint().host, runtime));
+  registerGdbServerHandler(server, server.endpoint().host, runtime);
   registerListHandlers(server, runtime);
   registerControlHandlers(server, runtime);
   registerThreadLevelHandler(server, runtime);

@@ -5,14 +5,14 @@
 #include <vector>
 
 #include "CurrentCall.hpp"
-#include "ccs/RankProtocol.hpp"
-#include "ccs/Server.hpp"
+#include "ccs/proto/RankProtocol.hpp"
+#include "ccs/transport/Server.hpp"
 
 namespace mpidbg::rt {
 
 class Runtime;
 
-/// A published call record as the wire carries it (ccs/RankProtocol.hpp
+/// A published call record as the wire carries it (ccs/proto/RankProtocol.hpp
 /// MpiCall): names, the communicator's name, microseconds since entry.
 /// Helper thread; allocates.
 ccs::proto::MpiCall wireCallOf(Runtime& rt, const MpiCallRecord& call);
@@ -27,7 +27,7 @@ ccs::proto::MpiCall wireCallOf(Runtime& rt, const MpiCallRecord& call);
 std::optional<ccs::proto::MpiCall> observedCall(Runtime& rt, const std::optional<MpiCallRecord>& call,
                                                 std::vector<std::uint64_t>* polledRequests = nullptr);
 
-/// Registers the runtime's CCS handlers on `server` (ccs/RankProtocol.hpp):
+/// Registers the runtime's CCS handlers on `server` (ccs/proto/RankProtocol.hpp):
 /// mpidbg/status (one RankStatus), mpidbg/collectives (one CommState per live
 /// communicator), mpidbg/queues (one RankQueues, QueueHandler.hpp),
 /// mpidbg/continue (resume from any stop: MPI_Init, breakpoint,

@@ -22,7 +22,7 @@
 #include "Handlers.hpp"
 #include "RequestTracking.hpp"
 #include "Runtime.hpp"
-#include "ccs/ListProtocol.hpp"
+#include "ccs/proto/ListProtocol.hpp"
 #include "mpidbg/mpidbg.h"
 #include "mpidbg/pup.hpp"
 #include "mpidbg/Text.hpp"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "ccs/Server.hpp"
+#include "ccs/transport/Server.hpp"
 #include "mpidbg/Error.hpp"
 
 namespace PUP {
@@ -20,7 +20,7 @@ class Runtime;
 using ListItemPup = std::function<void(std::int32_t index, PUP::er& p)>;
 
 /// One list the rank serves through Charm++'s list protocol
-/// (ccs/ListProtocol.hpp): the application's watched objects and lists
+/// (ccs/proto/ListProtocol.hpp): the application's watched objects and lists
 /// (mpidbg.h, mpidbg/watch.hpp) and the runtime's built-in lists.
 struct ListSource {
   std::string name;

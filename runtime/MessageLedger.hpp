@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "CurrentCall.hpp"
-#include "ccs/QueueProtocol.hpp"
+#include "ccs/proto/QueueProtocol.hpp"
 
 namespace mpidbg::rt {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "CommRegistry.hpp"
-#include "ccs/QueueProtocol.hpp"
+#include "ccs/proto/QueueProtocol.hpp"
 #include "mpidbg/StateLayout.h"
 
 namespace mpidbg::rt {

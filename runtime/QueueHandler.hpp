@@ -1,13 +1,13 @@
 #pragma once
 
-#include "ccs/QueueProtocol.hpp"
+#include "ccs/proto/QueueProtocol.hpp"
 
 namespace mpidbg::rt {
 
 class Runtime;
 
 /// This rank's message-queue and collective state for the mpidbg/queues
-/// handler (ccs/QueueProtocol.hpp): phase, the current call, the requests of
+/// handler (ccs/proto/QueueProtocol.hpp): phase, the current call, the requests of
 /// the MPI_Wait*/Test* it is inside, every registered communicator with its
 /// counters, world ranks and collective sequence number, the pending
 /// operations of each (the op table, plus the blocking point-to-point call

@@ -24,7 +24,7 @@
 
 #include <string>
 
-#include "ccs/RecordProtocol.hpp"
+#include "ccs/proto/RecordProtocol.hpp"
 
 namespace mpidbg::ccs {
 class Server;
@@ -65,7 +65,7 @@ void finishDecisions() noexcept;
 /// This rank's record/replay state for `info record`.
 ccs::proto::RecordInfo recordInfo(std::int32_t rank);
 
-/// Registers the `mpidbg/record` handler (ccs/RecordProtocol.hpp).
+/// Registers the `mpidbg/record` handler (ccs/proto/RecordProtocol.hpp).
 void registerRecordHandler(ccs::Server& server, Runtime& runtime);
 
 /// The deciding paths of the wrappers: each takes the arguments of its MPI

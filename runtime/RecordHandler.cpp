@@ -1,12 +1,10 @@
 // `info record` (Record.hpp recordInfo, registerRecordHandler): this rank's
 // record/replay state read from RecordState.hpp.
-#include <span>
-#include <vector>
 
-#include "Guarded.hpp"
 #include "RecordState.hpp"
 #include "Runtime.hpp"
-#include "ccs/Server.hpp"
+#include "TypedHandler.hpp"
+#include "ccs/transport/Server.hpp"
 
 namespace mpidbg::rt {
 
@@ -31,15 +29,8 @@ ccs::proto::RecordInfo recordInfo(std::int32_t rank) {
 
 void registerRecordHandler(ccs::Server& server, Runtime& runtime) {
   Runtime* rt = &runtime;
-  server.addHandler(std::string(ccs::proto::kRecordHandler),
-                    guardedWith(
-                        [rt](const ccs::Request&) -> ccs::HandlerResult {
-                          const ccs::proto::RecordInfo info = recordInfo(rt->rank());
-                          const std::string text =
-                              ccs::proto::encode(std::span<const ccs::proto::RecordInfo>(&info, 1));
-                          return std::vector<std::uint8_t>(text.begin(), text.end());
-                        },
-                        [](const std::string& message) -> ccs::HandlerResult { return fail(message); }));
+  on<ccs::proto::NoData, ccs::proto::RecordInfo>(server, ccs::proto::kRecordHandler,
+                                                 [rt](const ccs::proto::NoData&) { return recordInfo(rt->rank()); });
 }
 
 }  // namespace mpidbg::rt

@@ -27,22 +27,22 @@
 
 #include "CallScope.hpp"
 #include "Control.hpp"
-#include "ccs/ControlProtocol.hpp"
+#include "ccs/proto/ControlProtocol.hpp"
 #include "CharmCompat.hpp"
 #include "Handlers.hpp"
 #include "Pmix.hpp"
 #include "StackCapture.hpp"
-#include "ccs/AttachProtocol.hpp"
-#include "ccs/Auth.hpp"
-#include "ccs/CharmAuthServer.hpp"
-#include "ccs/CharmKeyFile.hpp"
-#include "ccs/Forwarder.hpp"
-#include "ccs/Frame.hpp"
-#include "ccs/HostAddress.hpp"
-#include "ccs/QueueProtocol.hpp"
-#include "ccs/StackProtocol.hpp"
-#include "ccs/RecordProtocol.hpp"
-#include "ccs/ThreadLevelProtocol.hpp"
+#include "ccs/proto/AttachProtocol.hpp"
+#include "ccs/transport/Auth.hpp"
+#include "ccs/transport/CharmAuthServer.hpp"
+#include "ccs/transport/CharmKeyFile.hpp"
+#include "ccs/tree/Forwarder.hpp"
+#include "ccs/transport/Frame.hpp"
+#include "ccs/transport/HostAddress.hpp"
+#include "ccs/proto/QueueProtocol.hpp"
+#include "ccs/proto/StackProtocol.hpp"
+#include "ccs/proto/RecordProtocol.hpp"
+#include "ccs/proto/ThreadLevelProtocol.hpp"
 #include "mpidbg/ScopedFd.hpp"
 #include "runtime/HostName.hpp"
 
@@ -83,8 +83,8 @@ Expected<std::vector<std::uint8_t>> readKey() {
   std::ifstream in(path);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (!in && !in.eof()) return fail(std::string("cannot read key file ") + path);
-  auto key = ccs::fromHex(trim(text));
-  if (!key || key->size() != ccs::kSessionKeyBytes)
+  auto key = fromHex(trim(text));
+  if (!key || key->size() != kSessionKeyBytes)
     return fail(std::string("key file ") + path + " does not hold 64 hex characters");
   return key;
 }
@@ -488,9 +488,9 @@ void Runtime::startListening(int providedThreadLevel, std::int32_t rank, std::in
     else error = read.error().message;
   } else {
     // [0] = 1 when rank 0 has a key, then the 32 key bytes.
-    std::array<std::uint8_t, 1 + ccs::kSessionKeyBytes> shared{};
+    std::array<std::uint8_t, 1 + kSessionKeyBytes> shared{};
     if (rank == 0) {
-      if (auto made = ccs::randomBytes(ccs::kSessionKeyBytes)) {
+      if (auto made = ccs::randomBytes(kSessionKeyBytes)) {
         shared[0] = 1;
         std::memcpy(shared.data() + 1, made->data(), made->size());
       }

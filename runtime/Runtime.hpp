@@ -16,9 +16,9 @@
 #include "WildcardLog.hpp"
 #include "WindowEpochs.hpp"
 #include "WindowLocks.hpp"
-#include "ccs/RankProtocol.hpp"
-#include "ccs/Forwarder.hpp"
-#include "ccs/Server.hpp"
+#include "ccs/proto/RankProtocol.hpp"
+#include "ccs/tree/Forwarder.hpp"
+#include "ccs/transport/Server.hpp"
 #include "mpidbg/Error.hpp"
 
 namespace mpidbg::rt {
@@ -76,7 +76,7 @@ class Runtime {
   /// MPI_COMM_WORLD. The session key comes from MPIDBG_KEY_FILE, else rank 0
   /// makes one and broadcasts it (PMPI_Bcast); every rank starts its CCS
   /// server and the endpoints are gathered to rank 0 (PMPI_Gather), which
-  /// writes the attach file (ccs/AttachProtocol.hpp) to MPIDBG_ATTACH_FILE or
+  /// writes the attach file (ccs/proto/AttachProtocol.hpp) to MPIDBG_ATTACH_FILE or
   /// $TMPDIR/mpidbg-UID/job-PID.attach (directory 0700, file 0600) and says
   /// where on stderr. The job runs on; `mpidbg attach FILE` later makes every
   /// rank register (attachFrontend), and a detached or lost front end leaves
@@ -88,7 +88,7 @@ class Runtime {
   /// with MPIDBG_CHARM_KEY_FILE (a Charm++ ++server-auth key file), its
   /// SHA-1 mode; rank 0 on MPIDBG_CHARM_PORT when given. The endpoints are
   /// exchanged with PMPI_Allgather, so any rank relays a request to any PE
-  /// and merges broadcasts (ccs/Forwarder.hpp); rank 0 announces its
+  /// and merges broadcasts (ccs/tree/Forwarder.hpp); rank 0 announces its
   /// listener on stdout as Charm++ does ("ccs: Server IP = ..., Server port
   /// = ... $").
   ///

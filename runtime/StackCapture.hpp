@@ -6,11 +6,11 @@
 #include <string_view>
 #include <vector>
 
-#include "ccs/StackProtocol.hpp"
+#include "ccs/proto/StackProtocol.hpp"
 
 namespace mpidbg::rt {
 
-/// In-process stack capture for merged stack trees (ccs/StackProtocol.hpp,
+/// In-process stack capture for merged stack trees (ccs/proto/StackProtocol.hpp,
 /// handler kStacksHandler). A request signals every application thread of the
 /// rank with a real-time signal (SIGRTMIN+7 by default, MPIDBG_STACK_SIGNAL=N
 /// picks another in [SIGRTMIN, SIGRTMAX]); each thread's handler unwinds

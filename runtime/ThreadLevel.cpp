@@ -18,10 +18,10 @@
 
 #include "CallScope.hpp"
 #include "Control.hpp"
-#include "Guarded.hpp"
+#include "TypedHandler.hpp"
 #include "Runtime.hpp"
 #include "StackCapture.hpp"
-#include "ccs/Server.hpp"
+#include "ccs/transport/Server.hpp"
 
 namespace mpidbg::rt {
 
@@ -331,14 +331,8 @@ proto::ThreadLevelInfo threadLevelInfo(std::int32_t rank) noexcept {
 
 void registerThreadLevelHandler(ccs::Server& server, Runtime& runtime) {
   Runtime* rt = &runtime;
-  server.addHandler(std::string(proto::kThreadLevelHandler),
-                    guardedWith(
-                        [rt](const ccs::Request&) -> ccs::HandlerResult {
-                          const proto::ThreadLevelInfo info = threadLevelInfo(rt->rank());
-                          const std::string text = proto::encode(std::span<const proto::ThreadLevelInfo>(&info, 1));
-                          return std::vector<std::uint8_t>(text.begin(), text.end());
-                        },
-                        [](const std::string& message) -> ccs::HandlerResult { return fail(message); }));
+  on<proto::NoData, proto::ThreadLevelInfo>(server, proto::kThreadLevelHandler,
+                                            [rt](const proto::NoData&) { return threadLevelInfo(rt->rank()); });
 }
 
 }  // namespace mpidbg::rt

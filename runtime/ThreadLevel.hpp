@@ -3,7 +3,7 @@
 #include <cstdint>
 
 #include "CurrentCall.hpp"
-#include "ccs/ThreadLevelProtocol.hpp"
+#include "ccs/proto/ThreadLevelProtocol.hpp"
 
 namespace mpidbg::ccs {
 class Server;
@@ -138,7 +138,7 @@ void reportCallsBeforeInit(Runtime& rt) noexcept;
 /// violations) for mpidbg/threadlevel; `rank` is stamped on the record.
 ccs::proto::ThreadLevelInfo threadLevelInfo(std::int32_t rank) noexcept;
 
-/// Registers the mpidbg/threadlevel handler (ccs/ThreadLevelProtocol.hpp)
+/// Registers the mpidbg/threadlevel handler (ccs/proto/ThreadLevelProtocol.hpp)
 /// on `server`: one ThreadLevelInfo record and a `--` line.
 void registerThreadLevelHandler(ccs::Server& server, Runtime& runtime);
 

@@ -5,7 +5,7 @@
 #include <mutex>
 #include <vector>
 
-#include "ccs/QueueProtocol.hpp"
+#include "ccs/proto/QueueProtocol.hpp"
 
 namespace mpidbg::rt {
 

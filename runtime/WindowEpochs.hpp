@@ -6,7 +6,7 @@
 #include <span>
 #include <vector>
 
-#include "ccs/QueueProtocol.hpp"
+#include "ccs/proto/QueueProtocol.hpp"
 
 namespace mpidbg::rt {
 

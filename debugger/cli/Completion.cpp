@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <set>
 
-#include "ccs/Condition.hpp"
+#include "ccs/condition/Condition.hpp"
 
 namespace mpidbg::cli {
 

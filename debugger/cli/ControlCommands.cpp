@@ -4,10 +4,10 @@
 #include <charconv>
 #include <cstdio>
 
-#include "ccs/Condition.hpp"
-#include "ccs/ControlProtocol.hpp"
-#include "ccs/RecordProtocol.hpp"
-#include "ccs/ThreadLevelProtocol.hpp"
+#include "ccs/condition/Condition.hpp"
+#include "ccs/proto/ControlProtocol.hpp"
+#include "ccs/proto/RecordProtocol.hpp"
+#include "ccs/proto/ThreadLevelProtocol.hpp"
 #include "debugger/cli/JsonOutput.hpp"
 #include "debugger/cli/SetCommands.hpp"
 #include "debugger/core/Grouping.hpp"

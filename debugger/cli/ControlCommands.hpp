@@ -2,14 +2,14 @@
 
 #include <string_view>
 
-#include "ccs/ControlProtocol.hpp"
+#include "ccs/proto/ControlProtocol.hpp"
 #include "debugger/cli/Commands.hpp"
 
 namespace mpidbg::cli {
 
 /// Execution control (the CharmDebug model for MPI): breakpoints on MPI calls
 /// and entry points, freeze, step, detach. Each fills a CommandResult; the
-/// rank-side contract is ccs/ControlProtocol.hpp.
+/// rank-side contract is ccs/proto/ControlProtocol.hpp.
 
 /// `break [RANKS] MPI_FUNCTION [if] [CONDITION] [#N]`, `break [RANKS] entry NAME [if CONDITION]`.
 /// The arguments are checked (the rank set's syntax, parseBreakpoint) before
@@ -18,7 +18,7 @@ CommandResult doBreak(Context& ctx, const CommandArgs& args);
 /// The breakpoint that `break` arguments after the optional RANKS describe:
 /// `MPI_FUNCTION [if] [CONDITION] [#N]`, `entry NAME [if CONDITION] [#N]` or
 /// `violation [#N]`; kind, target, condition (validated for the function,
-/// ccs/Condition.hpp) and hit count (0: every match) are filled, id is 0.
+/// ccs/condition/Condition.hpp) and hit count (0: every match) are filled, id is 0.
 /// Pure. Errors: blank (the usage), an unknown MPI function (with
 /// suggestions), `entry` without NAME, a bad `#N`, a condition on
 /// `violation`, the condition's syntax or a field the function lacks.

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ccs/RankProtocol.hpp"
+#include "ccs/proto/RankProtocol.hpp"
 #include "debugger/core/Grouping.hpp"
 #include "debugger/core/RankSet.hpp"
 #include "debugger/core/StatusReport.hpp"

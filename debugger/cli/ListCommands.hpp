@@ -9,7 +9,7 @@
 namespace mpidbg::cli {
 
 /// Application objects and the runtime's lists (issue 8), read through
-/// Charm++'s list protocol (ccs/ListProtocol.hpp) and merged across ranks by
+/// Charm++'s list protocol (ccs/proto/ListProtocol.hpp) and merged across ranks by
 /// debugger/core/ObjectQuery.hpp.
 
 /// `lists [RANKS]`: the lists each rank serves (name, object or list, ranks,

@@ -9,11 +9,11 @@
 #include <iterator>
 #include <sstream>
 
-#include "ccs/Auth.hpp"
-#include "ccs/CharmAuthClient.hpp"
-#include "ccs/CharmKeyFile.hpp"
-#include "ccs/Client.hpp"
-#include "ccs/Connection.hpp"
+#include "ccs/transport/Auth.hpp"
+#include "ccs/transport/CharmAuthClient.hpp"
+#include "ccs/transport/CharmKeyFile.hpp"
+#include "ccs/transport/Client.hpp"
+#include "ccs/transport/Connection.hpp"
 #include "mpidbg/Text.hpp"
 
 using namespace mpidbg;
@@ -57,8 +57,8 @@ Expected<std::vector<std::uint8_t>> readSessionKey(const std::string& path) {
   std::ifstream in(path);
   if (!in) return fail("cannot read key file " + path);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto key = ccs::fromHex(trim(text));
-  if (!key || key->size() != ccs::kSessionKeyBytes)
+  auto key = fromHex(trim(text));
+  if (!key || key->size() != kSessionKeyBytes)
     return fail("key file " + path + " does not hold 64 hex digits (an mpidbg session key)");
   return key;
 }
@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
     return 64;
   }
   if (!dataHex.empty()) {
-    auto bytes = ccs::fromHex(dataHex);
+    auto bytes = fromHex(dataHex);
     if (!bytes) {
       std::fprintf(stderr, "error: --data-hex: %s\n", bytes.error().message.c_str());
       return 64;

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ccs/RankProtocol.hpp"
+#include "ccs/proto/RankProtocol.hpp"
 #include "debugger/core/HangReport.hpp"
 #include "debugger/core/StatusReport.hpp"
 

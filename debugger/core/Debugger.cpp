@@ -14,8 +14,8 @@
 #include <fstream>
 #include <iterator>
 
-#include "ccs/AttachProtocol.hpp"
-#include "ccs/HostAddress.hpp"
+#include "ccs/proto/AttachProtocol.hpp"
+#include "ccs/transport/HostAddress.hpp"
 
 namespace mpidbg::core {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "ccs/ControlProtocol.hpp"
-#include "ccs/RankProtocol.hpp"
+#include "ccs/proto/ControlProtocol.hpp"
+#include "ccs/proto/RankProtocol.hpp"
 #include "debugger/core/EventHub.hpp"
 #include "debugger/core/GdbPool.hpp"
 #include "debugger/core/HangReport.hpp"
@@ -53,7 +53,7 @@ struct LaunchOptions {
 };
 
 /// How to attach to a job started with the runtime preloaded and
-/// MPIDBG_LISTEN=1 (issue 9; ccs/AttachProtocol.hpp).
+/// MPIDBG_LISTEN=1 (issue 9; ccs/proto/AttachProtocol.hpp).
 struct AttachOptions {
   /// The attach file rank 0 wrote (it names every rank's server and holds
   /// the job's session key).
@@ -145,7 +145,7 @@ class Debugger {
   /// (empty when all went well).
   std::map<int, std::string> continueRanks(const RankSet& ranks);
 
-  /// What one rank answered to a control request (ccs/ControlProtocol.hpp).
+  /// What one rank answered to a control request (ccs/proto/ControlProtocol.hpp).
   struct ControlOutcome {
     bool ok = false;
     std::string message;  ///< the error, or a note on success ("already stopped")

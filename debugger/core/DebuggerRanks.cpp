@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "ccs/Condition.hpp"
+#include "ccs/condition/Condition.hpp"
 #include "debugger/core/Debugger.hpp"
 #include "debugger/core/ObjectQuery.hpp"
 #include "debugger/core/RankExpr.hpp"

@@ -13,10 +13,10 @@
 #include <optional>
 #include <span>
 
-#include "ccs/Auth.hpp"
-#include "ccs/Frame.hpp"
-#include "ccs/HostAddress.hpp"
-#include "ccs/RankProtocol.hpp"
+#include "ccs/transport/Auth.hpp"
+#include "ccs/transport/Frame.hpp"
+#include "ccs/transport/HostAddress.hpp"
+#include "ccs/proto/RankProtocol.hpp"
 
 namespace mpidbg::core {
 

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "ccs/Endpoint.hpp"
+#include "ccs/transport/Endpoint.hpp"
 #include "mpidbg/ScopedFd.hpp"
 #include "debugger/core/Job.hpp"
 #include "debugger/core/Launcher.hpp"
@@ -32,7 +32,7 @@ struct HubAddress {
 Expected<HubAddress> resolveHubAddress(const std::string& spec);
 
 /// The rendezvous listener and every rank's event channel, served by one
-/// background thread. Protocol (ccs/RankProtocol.hpp): on accept the hub
+/// background thread. Protocol (ccs/proto/RankProtocol.hpp): on accept the hub
 /// sends a 32-byte random challenge; the rank answers with a plain CCS frame
 /// `mpidbg/register` whose record carries an HMAC-SHA256 (session key) over the
 /// challenge and the record; later frames are `mpidbg/event`. A connection

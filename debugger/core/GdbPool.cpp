@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-#include "ccs/GdbServerProtocol.hpp"
+#include "ccs/proto/GdbServerProtocol.hpp"
 #include "debugger/core/GdbFrameScript.hpp"
 #include "debugger/gdbmi/Session.hpp"
 #include "debugger/gdbmi/Value.hpp"

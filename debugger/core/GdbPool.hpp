@@ -113,7 +113,7 @@ class GdbPool {
   /// MPIDBG_GDB_REMOTE = always | never | auto (default: remote when the
   /// rank's host name differs from this host's). Error for another value.
   static Expected<bool> isRemote(const RankInfo& info);
-  /// Asks the rank's runtime for a gdbserver (ccs/GdbServerProtocol.hpp),
+  /// Asks the rank's runtime for a gdbserver (ccs/proto/GdbServerProtocol.hpp),
   /// connects `session` to it and attaches to the rank. Marks the rank held
   /// once the gdbserver answered; the caller unmarks it on an Error.
   Expected<void> attachRemote(gdbmi::Session& session, const RankInfo& info);

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "ccs/QueueProtocol.hpp"
+#include "ccs/proto/QueueProtocol.hpp"
 #include "debugger/core/HangReport.hpp"
 
 namespace mpidbg::core {

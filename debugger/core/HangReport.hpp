@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ccs/QueueProtocol.hpp"
+#include "ccs/proto/QueueProtocol.hpp"
 #include "debugger/core/RankSet.hpp"
 #include "debugger/core/StaticFindings.hpp"
 

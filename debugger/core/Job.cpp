@@ -1,6 +1,6 @@
 #include "debugger/core/Job.hpp"
 
-#include "ccs/ThreadLevelProtocol.hpp"
+#include "ccs/proto/ThreadLevelProtocol.hpp"
 #include "debugger/core/StackQuery.hpp"
 
 #include <unistd.h>

@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "ccs/Endpoint.hpp"
-#include "ccs/RankProtocol.hpp"
+#include "ccs/transport/Endpoint.hpp"
+#include "ccs/proto/RankProtocol.hpp"
 #include "debugger/core/Launcher.hpp"
 #include "debugger/core/RankSet.hpp"
 #include "debugger/core/StaticFindings.hpp"

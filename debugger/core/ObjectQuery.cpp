@@ -8,9 +8,9 @@
 #include <limits>
 #include <span>
 
-#include "ccs/ListProtocol.hpp"
-#include "ccs/PupFmt.hpp"
-#include "ccs/RankProtocol.hpp"
+#include "ccs/proto/ListProtocol.hpp"
+#include "ccs/proto/PupFmt.hpp"
+#include "ccs/proto/RankProtocol.hpp"
 #include "debugger/core/Debugger.hpp"
 #include "debugger/core/StatusReport.hpp"
 

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ccs/PupFmt.hpp"
+#include "ccs/proto/PupFmt.hpp"
 #include "debugger/core/RankExpr.hpp"
 #include "debugger/core/RankSet.hpp"
 #include "mpidbg/Error.hpp"

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <thread>
 
-#include "ccs/QueueProtocol.hpp"
+#include "ccs/proto/QueueProtocol.hpp"
 #include "debugger/core/Backtrace.hpp"
 #include "debugger/core/Debugger.hpp"
 #include "debugger/core/mqs/QueueReader.hpp"

@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "ccs/Connection.hpp"
-#include "ccs/Forwarder.hpp"
-#include "ccs/Security.hpp"
+#include "ccs/transport/Connection.hpp"
+#include "ccs/tree/Forwarder.hpp"
+#include "ccs/transport/Security.hpp"
 #include "debugger/core/Job.hpp"
 #include "mpidbg/Error.hpp"
 
@@ -50,7 +50,7 @@ class RankChannels {
 
   /// Sends `request` (an mpidbg/forward envelope whose table starts with
   /// `gateway`) over the gateway's connection and decodes the merged reply:
-  /// one request and one reply for many ranks (ccs/Forwarder.hpp). Errors:
+  /// one request and one reply for many ranks (ccs/tree/Forwarder.hpp). Errors:
   /// the gateway could not be reached or sent a malformed envelope.
   Expected<ccs::ForwardReply> forward(const RankInfo& gateway, const ccs::ForwardRequest& request);
 

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "ccs/Auth.hpp"
+#include "ccs/transport/Auth.hpp"
 #include "mpidbg/ScopedFd.hpp"
 
 namespace mpidbg::core {
@@ -35,14 +35,14 @@ Expected<std::unique_ptr<SessionDir>> SessionDir::create(Readers readers) {
   dir->path_ = pattern;  // mkdtemp creates it with mode 0700
   dir->parent_ = parent;
 
-  auto key = ccs::randomBytes(ccs::kSessionKeyBytes);
+  auto key = ccs::randomBytes(kSessionKeyBytes);
   if (!key) return std::unexpected(key.error());
   dir->key_ = std::move(*key);
 
   const std::string file = dir->keyFile();
   ScopedFd fd(::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
   if (!fd.valid()) return fail("cannot create key file " + file + ": " + std::strerror(errno));
-  const std::string text = ccs::toHex(dir->key_) + "\n";
+  const std::string text = toHex(dir->key_) + "\n";
   if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size()))
     return fail("cannot write key file " + file + ": " + std::strerror(errno));
   return dir;

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "ccs/StackProtocol.hpp"
+#include "ccs/proto/StackProtocol.hpp"
 #include "debugger/core/Backtrace.hpp"
 #include "debugger/core/stacks/ProcessModules.hpp"
 #include "debugger/core/stacks/StackTree.hpp"

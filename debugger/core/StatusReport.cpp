@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "ccs/Condition.hpp"
+#include "ccs/condition/Condition.hpp"
 #include "debugger/core/Grouping.hpp"
 
 namespace mpidbg::core {

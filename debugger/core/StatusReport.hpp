@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "ccs/RankProtocol.hpp"
+#include "ccs/proto/RankProtocol.hpp"
 #include "debugger/core/Job.hpp"
 
 namespace mpidbg::core {
@@ -25,7 +25,7 @@ struct RankView {
 
 /// The collective whose calls `function` is counted with when that is not
 /// itself ("MPI_Scan" for MPI_Exscan and MPI_Iexscan: collective classes,
-/// ccs/Condition.hpp FunctionInfo::collClass), else "". Call numbers of a
+/// ccs/condition/Condition.hpp FunctionInfo::collClass), else "". Call numbers of a
 /// class count both.
 std::string countedWith(const std::string& function);
 

@@ -84,7 +84,7 @@ class Session {
 
   /// `-target-select extended-remote HOST:PORT` (an IPv6 HOST is bracketed):
   /// connects this gdb to a gdbserver, e.g. one started with `--multi` by a
-  /// rank's runtime (ccs/GdbServerProtocol.hpp), so that attach(pid) then
+  /// rank's runtime (ccs/proto/GdbServerProtocol.hpp), so that attach(pid) then
   /// attaches through it. Waits for ^connected within `timeout`; when that
   /// gdbserver already debugs a process (started with `--attach`), also waits
   /// (same `timeout`) for the `*stopped` record of that process. Error

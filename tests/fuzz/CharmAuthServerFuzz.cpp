@@ -1,5 +1,5 @@
 // libFuzzer target: Charm++'s SHA-1 mode server state machine
-// (ccs/CharmAuthServer.hpp) fed hostile streams split at arbitrary points,
+// (ccs/transport/CharmAuthServer.hpp) fed hostile streams split at arbitrary points,
 // with the key of captures 08a-08h and deterministic "random" values.
 #include <cstddef>
 #include <cstdint>
@@ -7,7 +7,7 @@
 #include <span>
 
 #include "FuzzCheck.hpp"
-#include "ccs/CharmAuthServer.hpp"
+#include "ccs/transport/CharmAuthServer.hpp"
 
 using namespace mpidbg::ccs;
 

@@ -38,7 +38,7 @@
 #include <vector>
 
 #include "FuzzCheck.hpp"
-#include "ccs/ControlProtocol.hpp"
+#include "ccs/proto/ControlProtocol.hpp"
 #include "debugger/cli/Commands.hpp"
 #include "debugger/cli/Completion.hpp"
 #include "debugger/cli/Console.hpp"

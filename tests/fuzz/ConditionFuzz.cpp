@@ -1,4 +1,4 @@
-// libFuzzer target: breakpoint conditions (ccs/Condition.hpp), parsed in the
+// libFuzzer target: breakpoint conditions (ccs/condition/Condition.hpp), parsed in the
 // front end and again in every rank. Any text must parse or give an error
 // ("empty condition", "condition is longer than 1024 bytes", or "at column
 // C: ..."), never crash; a parsed condition must validate against every MPI
@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "FuzzCheck.hpp"
-#include "ccs/Condition.hpp"
+#include "ccs/condition/Condition.hpp"
 
 using namespace mpidbg::ccs::cond;
 

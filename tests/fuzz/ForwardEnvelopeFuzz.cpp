@@ -1,15 +1,15 @@
-// libFuzzer target: forward envelope decoding (ccs/ForwardEnvelope.hpp) with
-// re-encoding round trips, merge rules (ccs/Merge.hpp) on arbitrary parts, and
-// the tree layout (ccs/Tree.hpp) on arbitrary sizes.
+// libFuzzer target: forward envelope decoding (ccs/tree/ForwardEnvelope.hpp) with
+// re-encoding round trips, merge rules (ccs/tree/Merge.hpp) on arbitrary parts, and
+// the tree layout (ccs/tree/Tree.hpp) on arbitrary sizes.
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
 
 #include "FuzzCheck.hpp"
-#include "ccs/ForwardEnvelope.hpp"
-#include "ccs/Merge.hpp"
-#include "ccs/Tree.hpp"
+#include "ccs/tree/ForwardEnvelope.hpp"
+#include "ccs/tree/Merge.hpp"
+#include "ccs/tree/Tree.hpp"
 
 using namespace mpidbg::ccs;
 

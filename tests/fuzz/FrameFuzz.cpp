@@ -1,4 +1,4 @@
-// libFuzzer target: the plain CCS RequestParser and ReplyParser (ccs/Frame.hpp)
+// libFuzzer target: the plain CCS RequestParser and ReplyParser (ccs/transport/Frame.hpp)
 // on hostile streams split at arbitrary points; parsed requests must re-encode
 // and parse back to the same request.
 #include <cstddef>
@@ -6,7 +6,7 @@
 #include <span>
 
 #include "FuzzCheck.hpp"
-#include "ccs/Frame.hpp"
+#include "ccs/transport/Frame.hpp"
 
 using namespace mpidbg::ccs;
 

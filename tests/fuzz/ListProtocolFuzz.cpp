@@ -1,5 +1,5 @@
 // libFuzzer target: Charm++ list requests as a rank's runtime decodes them
-// (ccs/ListProtocol.hpp). Any body must decode or give a "bad list request"
+// (ccs/proto/ListProtocol.hpp). Any body must decode or give a "bad list request"
 // error, never crash or read out of bounds; whatever decodes must re-encode
 // to a body that decodes to the same request (the trailing NUL is optional,
 // so the bytes themselves may differ by it). Reply decoding must accept only
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "FuzzCheck.hpp"
-#include "ccs/ListProtocol.hpp"
+#include "ccs/proto/ListProtocol.hpp"
 
 using namespace mpidbg::ccs::proto;
 

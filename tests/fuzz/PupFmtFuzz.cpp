@@ -1,4 +1,4 @@
-// libFuzzer target: the `.fmt` item decoder (ccs/PupFmt.hpp), which reads
+// libFuzzer target: the `.fmt` item decoder (ccs/proto/PupFmt.hpp), which reads
 // ccs_list_items.fmt replies from ranks and Charm++ programs. Whatever decodes
 // must respect the tree's shape rules, and flatten() and renderTree() must
 // cover every node.
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "FuzzCheck.hpp"
-#include "ccs/PupFmt.hpp"
+#include "ccs/proto/PupFmt.hpp"
 
 using namespace mpidbg::ccs::pupfmt;
 

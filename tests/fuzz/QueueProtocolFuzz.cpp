@@ -1,4 +1,4 @@
-// libFuzzer target: the queue-state decoder (ccs/QueueProtocol.hpp), which
+// libFuzzer target: the queue-state decoder (ccs/proto/QueueProtocol.hpp), which
 // reads merged mpidbg/queues replies from every rank; whatever decodes must
 // encode to text that decodes to the same encoding.
 #include <cstddef>
@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "FuzzCheck.hpp"
-#include "ccs/QueueProtocol.hpp"
+#include "ccs/proto/QueueProtocol.hpp"
 
 using namespace mpidbg::ccs::proto;
 

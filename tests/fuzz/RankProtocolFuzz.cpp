@@ -1,11 +1,11 @@
-// libFuzzer target: the rank protocol's record decoders (ccs/RankProtocol.hpp);
+// libFuzzer target: the rank protocol's record decoders (ccs/proto/RankProtocol.hpp);
 // whatever decodes must encode to text that decodes to the same encoding.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "FuzzCheck.hpp"
-#include "ccs/RankProtocol.hpp"
+#include "ccs/proto/RankProtocol.hpp"
 
 using namespace mpidbg::ccs::proto;
 

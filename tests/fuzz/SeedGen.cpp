@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "../unit/ccs/Transcript.hpp"
-#include "ccs/ForwardEnvelope.hpp"
-#include "ccs/RankProtocol.hpp"
+#include "ccs/tree/ForwardEnvelope.hpp"
+#include "ccs/proto/RankProtocol.hpp"
 #include "runtime/include/mpidbg/pup.hpp"
 
 namespace fs = std::filesystem;

@@ -1,4 +1,4 @@
-// libFuzzer target: the stacks decoder (ccs/StackProtocol.hpp), which reads
+// libFuzzer target: the stacks decoder (ccs/proto/StackProtocol.hpp), which reads
 // merged mpidbg/stacks replies from every rank; whatever decodes must encode
 // to text that decodes to the same encoding, and no frame may name a module
 // the record does not define.
@@ -8,7 +8,7 @@
 #include <string_view>
 
 #include "FuzzCheck.hpp"
-#include "ccs/StackProtocol.hpp"
+#include "ccs/proto/StackProtocol.hpp"
 
 using namespace mpidbg::ccs::proto;
 

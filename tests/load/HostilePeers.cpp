@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "RawPeer.hpp"
-#include "ccs/Frame.hpp"
+#include "ccs/transport/Frame.hpp"
 
 namespace mpidbg::load {
 namespace {

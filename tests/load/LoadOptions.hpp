@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "ccs/Endpoint.hpp"
+#include "ccs/transport/Endpoint.hpp"
 #include "mpidbg/Error.hpp"
 
 namespace mpidbg::load {

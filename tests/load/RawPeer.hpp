@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <span>
 
-#include "ccs/Endpoint.hpp"
+#include "ccs/transport/Endpoint.hpp"
 #include "mpidbg/Error.hpp"
 #include "mpidbg/ScopedFd.hpp"
 

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "ccs/Client.hpp"
+#include "ccs/transport/Client.hpp"
 
 namespace mpidbg::load {
 namespace {
@@ -40,7 +40,7 @@ double LoadTally::latencyQuantile(double p) {
 }
 
 std::string failureKind(const std::string& message) {
-  // The wording of ccs::Client::call and ccs/BlockingIo.cpp.
+  // The wording of ccs::Client::call and ccs/transport/BlockingIo.cpp.
   static const std::pair<const char*, const char*> kinds[] = {
       {"timed out", "timeout"},
       {"cannot connect", "connect"},

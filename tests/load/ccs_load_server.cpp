@@ -19,7 +19,7 @@
 #include <string>
 #include <thread>
 
-#include "ccs/Server.hpp"
+#include "ccs/transport/Server.hpp"
 
 using namespace mpidbg::ccs;
 using namespace std::chrono_literals;

@@ -5,7 +5,7 @@
 // them is derived from it: the runtime's MpiFunction enumeration and its
 // exported name table (runtime/CurrentCall.hpp, StateLayout.h
 // function_names), the breakpoint targets and the arguments their
-// conditions may test (ccs/Condition.cpp), and so the names in every report.
+// conditions may test (ccs/condition/Condition.cpp), and so the names in every report.
 //
 // MPIDBG_MPI_FUNCTIONS(X) expands X(Enumerator, "MPI_Name", CLASS, FIELDS, ROLE, GROUP)
 // once per function, in MpiFunction order (after None). FIELDS are the arguments a

@@ -94,7 +94,7 @@ struct mpidbg_layout_table {
  *   exits (u64[14]: calls per class that completed; active = entries != exits),
  *   uid u64 (the communicator's identity across the job: the same value in
  *     every member process, where handle values may differ; 0 when unknown,
- *     see ccs/RankProtocol.hpp CommState::uid).
+ *     see ccs/proto/RankProtocol.hpp CommState::uid).
  *
  * "op" (one pending nonblocking operation; live when state == MPIDBG_SLOT_LIVE):
  *   state u32, kind u32 (enum mpidbg_op_kind), function u32 (index into

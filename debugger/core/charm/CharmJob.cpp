@@ -8,9 +8,9 @@
 #include <charconv>
 #include <utility>
 
-#include "ccs/Auth.hpp"
-#include "ccs/ListProtocol.hpp"
-#include "ccs/PupFmt.hpp"
+#include "mpidbg/SessionKey.hpp"
+#include "ccs/proto/ListProtocol.hpp"
+#include "ccs/proto/PupFmt.hpp"
 #include "debugger/core/charm/CharmJobDetail.hpp"
 #include "debugger/core/mqs/DwarfValues.hpp"
 #include "debugger/core/mqs/SymbolSource.hpp"
@@ -165,7 +165,7 @@ void CharmJob::decodeObjects(std::vector<pupfmt::Node>& items) {
       value->label = "value (raw bytes: no DWARF type '" + type + "' in the program)";
       continue;
     }
-    auto bytes = ccs::fromHex(value->value);
+    auto bytes = fromHex(value->value);
     if (!bytes) continue;
     pupfmt::Node fields;
     fields.label = "fields";

@@ -25,7 +25,7 @@
 #include <thread>
 #include <vector>
 
-#include "ccs/Endpoint.hpp"
+#include "ccs/transport/Endpoint.hpp"
 #include "debugger/core/Debugger.hpp"
 #include "debugger/core/ObjectQuery.hpp"
 #include "debugger/core/RankSet.hpp"

@@ -9,9 +9,9 @@
 #include <thread>
 #include <utility>
 
-#include "ccs/Frame.hpp"
-#include "ccs/ListProtocol.hpp"
-#include "ccs/PupFmt.hpp"
+#include "ccs/transport/Frame.hpp"
+#include "ccs/proto/ListProtocol.hpp"
+#include "ccs/proto/PupFmt.hpp"
 #include "debugger/core/charm/CharmJobDetail.hpp"
 
 namespace mpidbg::core::charm {

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "ccs/PupFmt.hpp"
+#include "ccs/proto/PupFmt.hpp"
 #include "debugger/core/charm/CharmLink.hpp"
 #include "mpidbg/Error.hpp"
 

@@ -21,7 +21,7 @@
 
 #include <openssl/rand.h>
 
-#include "ccs/CharmKeyFile.hpp"
+#include "ccs/transport/CharmKeyFile.hpp"
 #include "debugger/core/ProcessDiscovery.hpp"
 #include "debugger/core/mqs/ProcessMemory.hpp"
 #include "debugger/core/mqs/SymbolSource.hpp"

@@ -1,7 +1,7 @@
 #include "debugger/core/charm/CharmLink.hpp"
 
-#include "ccs/Client.hpp"
-#include "ccs/Frame.hpp"
+#include "ccs/transport/Client.hpp"
+#include "ccs/transport/Frame.hpp"
 
 namespace mpidbg::core::charm {
 

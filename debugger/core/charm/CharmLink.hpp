@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "ccs/CharmAuthClient.hpp"
-#include "ccs/Endpoint.hpp"
+#include "ccs/transport/CharmAuthClient.hpp"
+#include "ccs/transport/Endpoint.hpp"
 #include "mpidbg/Error.hpp"
 
 namespace mpidbg::core::charm {

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ccs/QueueProtocol.hpp"
+#include "ccs/proto/QueueProtocol.hpp"
 #include "debugger/core/mqs/MqsHost.hpp"
 #include "debugger/core/mqs/SymbolSource.hpp"
 #include "debugger/core/mqs/TargetMemory.hpp"

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "ccs/QueueProtocol.hpp"
+#include "ccs/proto/QueueProtocol.hpp"
 #include "debugger/core/mqs/SymbolSource.hpp"
 #include "debugger/core/mqs/TargetMemory.hpp"
 #include "mpidbg/Error.hpp"

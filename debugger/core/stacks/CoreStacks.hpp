@@ -3,12 +3,12 @@
 // The stacks of a core file's threads, unwound in the front end (elfutils
 // libdwfl: the core's memory and registers, the call-frame information of the
 // files its NT_FILE note names) into the frames a rank's runtime sends
-// (ccs/StackProtocol.hpp), so that `mpidbg core` names where each rank made
+// (ccs/proto/StackProtocol.hpp), so that `mpidbg core` names where each rank made
 // its MPI call as a live job's `hang` does (issue 24 item 1).
 
 #include <string>
 
-#include "ccs/StackProtocol.hpp"
+#include "ccs/proto/StackProtocol.hpp"
 #include "mpidbg/Error.hpp"
 
 namespace mpidbg::core::stacks {

@@ -2,7 +2,7 @@
 
 // The ELF objects mapped into a live process, read from /proc/PID/maps: what
 // turns a program counter that gdb printed into the (module, offset) frame a
-// rank's runtime sends (ccs/StackProtocol.hpp), so that stacks read through
+// rank's runtime sends (ccs/proto/StackProtocol.hpp), so that stacks read through
 // gdb are symbolized by the same Symbolizer as the runtime's captures and
 // merge with them (issue 24 item 4: one stack, one group).
 
@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ccs/StackProtocol.hpp"
+#include "ccs/proto/StackProtocol.hpp"
 #include "mpidbg/Error.hpp"
 
 namespace mpidbg::core::stacks {

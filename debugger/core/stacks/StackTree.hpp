@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "ccs/StackProtocol.hpp"
+#include "ccs/proto/StackProtocol.hpp"
 #include "debugger/core/RankSet.hpp"
 #include "debugger/core/stacks/Symbolizer.hpp"
 

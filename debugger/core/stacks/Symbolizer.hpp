@@ -1,7 +1,7 @@
 #pragma once
 
 // Front-end symbolization of the frames ranks send as (module, offset)
-// (ccs/StackProtocol.hpp), with elfutils libdw over the module files as the
+// (ccs/proto/StackProtocol.hpp), with elfutils libdw over the module files as the
 // front end sees them (offline: nothing is read from the ranks' memory).
 
 #include <cstdint>
@@ -11,7 +11,7 @@
 #include <tuple>
 #include <vector>
 
-#include "ccs/StackProtocol.hpp"
+#include "ccs/proto/StackProtocol.hpp"
 
 namespace mpidbg::core::stacks {
 

@@ -78,7 +78,7 @@ static inline void mpidbg_entry_(struct mpidbg_entry_site* site) {
 
 /* ---- Watched objects and lists (`lists`, `print`; docs/commands.md) ----
  * The runtime serves what the application registers here through Charm++'s
- * list protocol (ccs_list_len, ccs_list_items.fmt/.txt; ccs/ListProtocol.hpp).
+ * list protocol (ccs_list_len, ccs_list_items.fmt/.txt; ccs/proto/ListProtocol.hpp).
  * C++ code uses mpidbg::watch / mpidbg::watch_list (mpidbg/watch.hpp) instead.
  * Registration functions return 0 on success and -1 when the runtime refuses
  * (bad name: empty, longer than 80 bytes, starting with "mpi/" or "mpidbg/";

@@ -19,11 +19,11 @@
 #include <thread>
 #include <vector>
 
-#include "ccs/Client.hpp"
-#include "ccs/CharmAuthClient.hpp"
-#include "ccs/CharmAuthServer.hpp"
-#include "ccs/Connection.hpp"
-#include "ccs/Server.hpp"
+#include "ccs/transport/Client.hpp"
+#include "ccs/transport/CharmAuthClient.hpp"
+#include "ccs/transport/CharmAuthServer.hpp"
+#include "ccs/transport/Connection.hpp"
+#include "ccs/transport/Server.hpp"
 
 using namespace mpidbg::ccs;
 using Clock = std::chrono::steady_clock;

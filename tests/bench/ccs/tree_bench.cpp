@@ -19,9 +19,9 @@
 #include <thread>
 #include <vector>
 
-#include "ccs/Connection.hpp"
-#include "ccs/Forwarder.hpp"
-#include "ccs/Server.hpp"
+#include "ccs/transport/Connection.hpp"
+#include "ccs/tree/Forwarder.hpp"
+#include "ccs/transport/Server.hpp"
 
 using namespace mpidbg::ccs;
 using namespace std::chrono_literals;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "ccs/RankProtocol.hpp"
+#include "ccs/proto/RankProtocol.hpp"
 #include "debugger/core/HangReport.hpp"
 #include "debugger/core/StatusReport.hpp"
 

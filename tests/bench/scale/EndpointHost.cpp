@@ -3,7 +3,7 @@
 #include <chrono>
 #include <system_error>
 
-#include "ccs/RankProtocol.hpp"
+#include "ccs/proto/RankProtocol.hpp"
 
 namespace mpidbg::bench {
 namespace proto = ccs::proto;

@@ -3,7 +3,7 @@
 // The emulated ranks of scale_bench's synthetic mode: in one process, many
 // lightweight runtime endpoints, each a real TLS CCS server with the
 // runtime's forwarder and merge table, answering mpidbg/status with a record
-// encoded like the runtime's (ccs/RankProtocol.hpp). The emulation mode STAT
+// encoded like the runtime's (ccs/proto/RankProtocol.hpp). The emulation mode STAT
 // uses to test scale without a big machine.
 #include <atomic>
 #include <cstdint>
@@ -12,9 +12,9 @@
 #include <thread>
 #include <vector>
 
-#include "ccs/Forwarder.hpp"
-#include "ccs/Security.hpp"
-#include "ccs/Server.hpp"
+#include "ccs/tree/Forwarder.hpp"
+#include "ccs/transport/Security.hpp"
+#include "ccs/transport/Server.hpp"
 #include "mpidbg/Error.hpp"
 
 namespace mpidbg::bench {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "EndpointHost.hpp"
-#include "ccs/ForwardEnvelope.hpp"
+#include "ccs/tree/ForwardEnvelope.hpp"
 #include "mpidbg/Error.hpp"
 #include "mpidbg/ScopedFd.hpp"
 

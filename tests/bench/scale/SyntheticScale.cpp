@@ -12,7 +12,7 @@
 #include "BenchStats.hpp"
 #include "EndpointHost.hpp"
 #include "HostProcess.hpp"
-#include "ccs/RankProtocol.hpp"
+#include "ccs/proto/RankProtocol.hpp"
 #include "debugger/core/Job.hpp"
 #include "debugger/core/RankChannels.hpp"
 #include "debugger/core/StatusReport.hpp"

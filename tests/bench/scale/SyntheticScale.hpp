@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ProcMemory.hpp"
-#include "ccs/Tree.hpp"
+#include "ccs/tree/Tree.hpp"
 
 namespace mpidbg::bench {
 

@@ -1,5 +1,5 @@
 # The runtime side of merged stack trees: the mpidbg/stacks CCS handler
-# (runtime/StackCapture.cpp, wire format ccs/StackProtocol.hpp), asked
+# (runtime/StackCapture.cpp, wire format ccs/proto/StackProtocol.hpp), asked
 # directly with mpidbg-ccs under --ccs-plain. Sourced by tests/integration/run.
 
 case_stacks_runtime_captures_running_and_frozen_ranks() {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "ccs/CharmAuth.hpp"
+#include "ccs/transport/CharmAuth.hpp"
 
 namespace mpidbg::ccs::test {
 

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "ccs/Server.hpp"
+#include "ccs/transport/Server.hpp"
 #include "mpidbg/ScopedFd.hpp"
 
 namespace mpidbg::ccs::test {

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "ccs/Condition.hpp"
+#include "ccs/condition/Condition.hpp"
 #include "debugger/cli/Completion.hpp"
 #include "debugger/cli/Console.hpp"
 

@@ -1,12 +1,12 @@
 // The decision log of record and replay (common/include/mpidbg/DecisionLog.hpp),
 // the front end's reading of it (debugger/core/RecordFiles.hpp) and the
-// mpidbg/record reply (ccs/RecordProtocol.hpp).
+// mpidbg/record reply (ccs/proto/RecordProtocol.hpp).
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
 
-#include "ccs/RecordProtocol.hpp"
+#include "ccs/proto/RecordProtocol.hpp"
 #include "debugger/core/RecordFiles.hpp"
 #include "DecisionBuilders.hpp"
 #include "mpidbg/DecisionLog.hpp"

@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "ccs/RankProtocol.hpp"
+#include "ccs/proto/RankProtocol.hpp"
 #include "debugger/core/Job.hpp"
 
 using mpidbg::core::Job;

@@ -1,10 +1,10 @@
-// The `.fmt` decoder (ccs/PupFmt.hpp): capture 05c, fmtWriter output of
+// The `.fmt` decoder (ccs/proto/PupFmt.hpp): capture 05c, fmtWriter output of
 // every supported type, lenient shapes, and hostile input.
 #include <catch2/catch.hpp>
 #include <map>
 
 #include "PupTypes.hpp"
-#include "ccs/PupFmt.hpp"
+#include "ccs/proto/PupFmt.hpp"
 
 using namespace pup_test;
 namespace pupfmt = mpidbg::ccs::pupfmt;

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "ccs/CharmKeyFile.hpp"
+#include "ccs/transport/CharmKeyFile.hpp"
 #include "debugger/core/charm/CharmJob.hpp"
 #include "debugger/core/charm/CharmOutput.hpp"
 

@@ -1,0 +1,100 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "ccs/proto/ListProtocol.hpp"
+#include "tests/unit/ccs/Transcript.hpp"
+
+using namespace mpidbg::ccs::proto;
+
+namespace {
+
+std::vector<std::uint8_t> hex(const std::string& digits) {
+  std::vector<std::uint8_t> out;
+  REQUIRE(mpidbg::ccs::test::decodeHex(digits, out));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("ccs_list_len requests are the bytes CharmDebug sends", "[ccs][list]") {
+  // Capture 05a: [pathLen 13]["charm/entries"][NUL].
+  CHECK(encodeListLenRequest("charm/entries") == hex("0000000d636861726d2f656e747269657300"));
+  auto path = decodeListLenRequest(hex("0000000d636861726d2f656e747269657300"));
+  REQUIRE(path.has_value());
+  CHECK(*path == "charm/entries");
+  // The NUL is optional.
+  auto bare = decodeListLenRequest(hex("0000000467726964"));
+  REQUIRE(bare.has_value());
+  CHECK(*bare == "grid");
+}
+
+TEST_CASE("ccs_list_items requests round-trip and match capture 05b", "[ccs][list]") {
+  ListItemsRequest request;
+  request.lo = 0;
+  request.hiPlus1 = 4;
+  request.path = "charm/entries";
+  const auto bytes = encodeListItemsRequest(request);
+  CHECK(bytes == hex("0000000000000004000000000000000d636861726d2f656e747269657300"));
+  auto back = decodeListItemsRequest(bytes);
+  REQUIRE(back.has_value());
+  CHECK(back->lo == 0);
+  CHECK(back->hiPlus1 == 4);
+  CHECK(back->extra.empty());
+  CHECK(back->path == "charm/entries");
+
+  request.lo = 7;
+  request.hiPlus1 = 9;
+  request.extra = {1, 2, 3};
+  auto withExtra = decodeListItemsRequest(encodeListItemsRequest(request));
+  REQUIRE(withExtra.has_value());
+  CHECK(withExtra->lo == 7);
+  CHECK(withExtra->hiPlus1 == 9);
+  CHECK(withExtra->extra == std::vector<std::uint8_t>{1, 2, 3});
+}
+
+TEST_CASE("malformed list requests are errors naming the problem", "[ccs][list]") {
+  struct Row {
+    const char* hexBody;
+    const char* message;
+  };
+  const Row rows[] = {
+      {"", "bad list request: the body ends before lo"},
+      {"00000000", "bad list request: the body ends before hi+1"},
+      {"0000000000000001", "bad list request: the body ends before the extra length"},
+      {"ffffffff0000000100000000", "bad list request: lo -1 is negative"},
+      {"000000020000000100000000", "bad list request: hi+1 1 is below lo 2"},
+      {"00000000000186a100000000", "bad list request: 100001 items asked (at most 100000)"},
+      {"0000000000000001ffffffff", "bad list request: extra length -1 (at most 4096)"},
+      {"000000000000000100000004aabb", "bad list request: the body ends inside the extra bytes"},
+      {"000000000000000100000000", "bad list request: the body ends before the path length"},
+      {"00000000000000010000000000000100", "bad list request: path length 256 (at most 80)"},
+      {"0000000000000001000000000000000467", "bad list request: the body ends inside the path"},
+      {"000000000000000100000000000000046700726400", "bad list request: NUL inside the path"},
+      {"00000000000000010000000000000004677269640000", "bad list request: 1 byte after the path"},
+  };
+  for (const Row& row : rows) {
+    INFO(row.hexBody);
+    auto decoded = decodeListItemsRequest(hex(row.hexBody));
+    REQUIRE_FALSE(decoded.has_value());
+    CHECK(decoded.error().message == row.message);
+  }
+  CHECK(decodeListLenRequest(hex("ffffffff")).error().message == "bad list request: path length -1 (at most 80)");
+  CHECK(decodeListLenRequest(hex("000000")).error().message == "bad list request: the body ends before the path length");
+}
+
+TEST_CASE("list lengths and error replies", "[ccs][list]") {
+  CHECK(encodeListLength(152) == hex("00000098"));  // capture 05a
+  CHECK(*decodeListLength(hex("00000098")) == 152);
+  CHECK(*decodeListLength(encodeListLength(-1)) == -1);
+  CHECK(decodeListLength(hex("000098")).error().message == "bad ccs_list_len reply: 3 bytes (expected 4)");
+
+  const auto error = encodeListError("no list named 'x'");
+  CHECK(std::string(error.begin(), error.end()) == "mpidbg-error: no list named 'x'");
+  CHECK(listErrorOf(error) == std::optional<std::string>("no list named 'x'"));
+  // A .fmt reply starts with an intro byte, a .txt one with "sync=": neither is an error.
+  CHECK_FALSE(listErrorOf(hex("0b71100000")).has_value());
+  const std::string txt = "sync=0x71100000\n";
+  CHECK_FALSE(listErrorOf(std::vector<std::uint8_t>(txt.begin(), txt.end())).has_value());
+}
