@@ -22,42 +22,16 @@ __thread ThreadCalls tCalls __attribute__((tls_model("initial-exec"))) = {0, &gN
 
 namespace {
 
-/// Most breakpoints a rank keeps.
-constexpr std::size_t kMaxBreakpoints = 256;
-
-proto::ControlReply ok(std::string note = {}) { return {true, std::move(note)}; }
-proto::ControlReply error(std::string message) { return {false, std::move(message)}; }
-
 cond::CallArgs::Predefined predefinedOf(std::uint64_t comm) noexcept {
   if (comm == commKey(MPI_COMM_WORLD)) return cond::CallArgs::Predefined::World;
   if (comm == commKey(MPI_COMM_SELF)) return cond::CallArgs::Predefined::Self;
   return cond::CallArgs::Predefined::None;
 }
 
-/// The breakpoint-target entry (ccs/condition/Condition.cpp) of `f`, found by name
-/// once for every function; nullptr for None.
-const cond::FunctionInfo* targetOf(MpiFunction f) noexcept {
-  static const std::array<const cond::FunctionInfo*, kFunctionCount> table = [] {
-    std::array<const cond::FunctionInfo*, kFunctionCount> t{};
-    for (std::size_t i = 1; i < kFunctionCount; ++i) t[i] = cond::findFunction(functionName(static_cast<MpiFunction>(i)));
-    return t;
-  }();
-  const auto index = static_cast<std::size_t>(f);
-  return index < table.size() ? table[index] : nullptr;
-}
-
-/// The interposed function named like breakpoint target `info`; None when
-/// the runtime does not interpose it.
-MpiFunction functionOf(const cond::FunctionInfo& info) noexcept {
-  for (std::size_t i = 1; i < kFunctionCount; ++i)
-    if (targetOf(static_cast<MpiFunction>(i)) == &info) return static_cast<MpiFunction>(i);
-  return MpiFunction::None;
-}
-
 /// The call's arguments as conditions see them.
 cond::CallArgs argsOf(Runtime& rt, const MpiCallRecord& call, std::int64_t count, int sendDest) noexcept {
   cond::CallArgs a;
-  const cond::FunctionInfo* target = targetOf(call.function);
+  const cond::FunctionInfo* target = breakTargetOf(call.function);
   if (!target) return a;
   a.has = target->fields;
   using F = cond::Field;
@@ -113,68 +87,29 @@ Control& Control::instance() noexcept {
 }
 
 proto::ControlReply Control::set(const proto::Breakpoint& b) {
-  Armed armed;
-  armed.wire = b;
-  armed.wire.hits = 0;
-  std::string what;
-  cond::FieldSet fields = cond::kAlways;
-  if (b.kind == proto::BreakKind::Mpi) {
-    const cond::FunctionInfo* info = cond::findFunction(b.target);
-    if (!info) return error(cond::unknownFunction(b.target).message);
-    armed.function = functionOf(*info);
-    if (armed.function == MpiFunction::None)
-      return error("internal error: the runtime does not interpose " + std::string(info->name));
-    fields = info->fields;
-    what = info->name;
-  } else if (b.kind == proto::BreakKind::Violation) {
-    if (!b.condition.empty()) return error("a violation breakpoint takes no condition");
-    what = "violation";
-  } else {
-    what = "entry " + b.target;
-  }
-  if (!b.condition.empty()) {
-    auto parsed = cond::Condition::parse(b.condition);
-    if (!parsed) return error("bad condition '" + b.condition + "': " + parsed.error().message);
-    if (auto valid = parsed->validateFor(fields, what); !valid) return error(valid.error().message);
-    armed.condition = std::move(*parsed);
-  }
   std::lock_guard lock(mutex_);
-  auto it = std::find_if(breakpoints_.begin(), breakpoints_.end(), [&](const Armed& a) { return a.wire.id >= b.id; });
-  if (it != breakpoints_.end() && it->wire.id == b.id) {
-    *it = std::move(armed);
-  } else {
-    if (breakpoints_.size() >= kMaxBreakpoints)
-      return error("too many breakpoints (at most " + std::to_string(kMaxBreakpoints) + " per rank)");
-    breakpoints_.insert(it, std::move(armed));
-  }
-  rearmLocked();
-  return ok();
+  proto::ControlReply reply = breakpoints_.set(b);
+  if (reply.ok) rearmLocked();
+  return reply;
 }
 
 proto::ControlReply Control::remove(std::int32_t id) {
   std::lock_guard lock(mutex_);
-  auto it = std::find_if(breakpoints_.begin(), breakpoints_.end(), [&](const Armed& a) { return a.wire.id == id; });
-  if (it == breakpoints_.end()) return error("no breakpoint " + std::to_string(id));
-  breakpoints_.erase(it);
-  rearmLocked();
-  return ok();
+  proto::ControlReply reply = breakpoints_.remove(id);
+  if (reply.ok) rearmLocked();
+  return reply;
 }
 
 proto::ControlReply Control::enable(std::int32_t id, bool enabled) {
   std::lock_guard lock(mutex_);
-  auto it = std::find_if(breakpoints_.begin(), breakpoints_.end(), [&](const Armed& a) { return a.wire.id == id; });
-  if (it == breakpoints_.end()) return error("no breakpoint " + std::to_string(id));
-  it->wire.enabled = enabled;
-  rearmLocked();
-  return ok();
+  proto::ControlReply reply = breakpoints_.enable(id, enabled);
+  if (reply.ok) rearmLocked();
+  return reply;
 }
 
 std::vector<proto::Breakpoint> Control::list() const {
   std::lock_guard lock(mutex_);
-  std::vector<proto::Breakpoint> out;
-  out.reserve(breakpoints_.size());
-  for (const Armed& a : breakpoints_) out.push_back(a.wire);
-  return out;
+  return breakpoints_.list();
 }
 
 void Control::step(std::uint64_t count) noexcept {
@@ -217,9 +152,7 @@ void Control::detach() noexcept {
 }
 
 void Control::rearmLocked() noexcept {
-  unsigned int bits = 0;
-  for (const Armed& a : breakpoints_)
-    if (a.wire.enabled && a.wire.kind != proto::BreakKind::Violation) bits |= kArmBreakpoints;
+  unsigned int bits = breakpoints_.armsSafePoints() ? kArmBreakpoints : 0u;
   if (freezePending_) bits |= kArmFreeze;
   if (stepRemaining_ > 0) bits |= kArmStep;
   // Set the new bits first, then clear the others, keeping kArmHold as is
@@ -241,26 +174,8 @@ void Control::reach(Runtime& rt, MpiFunction function, std::string_view entry, c
     SignalBlock block(freezeSignal_);
     std::unique_lock lock(mutex_, std::defer_lock);
     lockWhenRunning(lock);
-    cond::CallArgs local = args;
-    std::string commName;
-    bool nameLoaded = false;
-    Armed* fired = nullptr;
-    for (Armed& b : breakpoints_) {
-      if (!b.wire.enabled) continue;
-      if (function != MpiFunction::None) {
-        if (b.wire.kind != proto::BreakKind::Mpi || b.function != function) continue;
-      } else if (b.wire.kind != proto::BreakKind::Entry || b.wire.target != entry) {
-        continue;
-      }
-      if (b.condition.needsCommName() && !nameLoaded) {
-        commName = rt.comms().nameOf(static_cast<std::uint64_t>(local.value[static_cast<std::size_t>(cond::Field::Comm)]));
-        local.commName = commName;
-        nameLoaded = true;
-      }
-      if (!b.condition.evaluate(local)) continue;
-      ++b.wire.hits;
-      if (!fired && (b.wire.hit == 0 || b.wire.hits == b.wire.hit)) fired = &b;
-    }
+    const proto::Breakpoint* fired = breakpoints_.reach(
+        function, entry, args, [&rt](std::uint64_t comm) { return rt.comms().nameOf(comm); });
     StopKind kind = StopKind::None;
     if (fired) kind = StopKind::Breakpoint;
     else if (freezePending_) kind = StopKind::Freeze;
@@ -275,8 +190,8 @@ void Control::reach(Runtime& rt, MpiFunction function, std::string_view entry, c
     std::string text;
     if (kind == StopKind::Breakpoint) {
       event.kind = proto::Event::Kind::Breakpoint;
-      event.id = fired->wire.id;
-      text = "breakpoint " + std::to_string(fired->wire.id) + " at " + event.where;
+      event.id = fired->id;
+      text = "breakpoint " + std::to_string(fired->id) + " at " + event.where;
     } else {
       event.kind = proto::Event::Kind::Stopped;
       event.text = kind == StopKind::Freeze ? "freeze" : "step";
@@ -284,7 +199,7 @@ void Control::reach(Runtime& rt, MpiFunction function, std::string_view entry, c
     }
     std::string charmNotice;
     if (charmNotices_.load(std::memory_order_relaxed) && kind != StopKind::Step)
-      charmNotice = kind == StopKind::Breakpoint ? "BP " + fired->wire.target : "Freeze " + std::to_string(::getpid());
+      charmNotice = kind == StopKind::Breakpoint ? "BP " + fired->target : "Freeze " + std::to_string(::getpid());
     stopHere(rt, kind, std::move(text), std::move(event), lock, block, charmNotice);
   } catch (...) {
     // Out of memory while formatting: run on rather than stop silently.
@@ -328,19 +243,14 @@ void Control::violation(Runtime& rt, const std::string& text) noexcept {
     SignalBlock block(freezeSignal_);
     std::unique_lock lock(mutex_, std::defer_lock);
     lockWhenRunning(lock);
-    Armed* fired = nullptr;
-    for (Armed& b : breakpoints_) {
-      if (!b.wire.enabled || b.wire.kind != proto::BreakKind::Violation) continue;
-      ++b.wire.hits;
-      if (!fired && (b.wire.hit == 0 || b.wire.hits == b.wire.hit)) fired = &b;
-    }
+    const proto::Breakpoint* fired = breakpoints_.violation();
     if (!fired) return;
     proto::Event event;
     event.kind = proto::Event::Kind::Breakpoint;
-    event.id = fired->wire.id;
+    event.id = fired->id;
     event.where = "thread-level violation: " + text;
     stopHere(rt, StopKind::Breakpoint,
-             "thread-level violation (breakpoint " + std::to_string(fired->wire.id) + "): " + text, std::move(event),
+             "thread-level violation (breakpoint " + std::to_string(fired->id) + "): " + text, std::move(event),
              lock, block);
   } catch (...) {
     // Out of memory while formatting: run on rather than stop silently.

@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 
+#include "BreakpointTable.hpp"
 #include "CurrentCall.hpp"
 #include "ThreadLevel.hpp"
 #include "ccs/condition/Condition.hpp"
@@ -86,7 +87,7 @@ class SignalBlock {
 };
 
 /// Execution control inside one rank (issue 4; wire in ccs/proto/ControlProtocol.hpp):
-/// the breakpoint table, freeze (at the next safe point, or at once by a
+/// the breakpoint table (BreakpointTable, under the control mutex), freeze (at the next safe point, or at once by a
 /// real-time signal), step, and the stop itself. Handlers run on the helper
 /// thread; reach() runs on MPI threads and blocks them while stopped. One
 /// instance per process (instance()), never destroyed.
@@ -172,13 +173,6 @@ class Control {
  private:
   Control() = default;
 
-  /// A breakpoint as the rank keeps it.
-  struct Armed {
-    ccs::proto::Breakpoint wire;
-    ccs::cond::Condition condition;
-    MpiFunction function = MpiFunction::None;  ///< kind mpi
-  };
-
   /// Waits while the rank is stopped, then locks `lock` (on mutex_) with
   /// the rank running.
   void lockWhenRunning(std::unique_lock<std::mutex>& lock) const noexcept;
@@ -205,7 +199,7 @@ class Control {
   static void onFreezeSignal(int sig) noexcept;
 
   mutable std::mutex mutex_;
-  std::vector<Armed> breakpoints_;  ///< by id
+  BreakpointTable breakpoints_;
   bool freezePending_ = false;
   std::uint64_t stepRemaining_ = 0;
   std::string stopText_;

@@ -28,7 +28,7 @@ namespace {
 std::atomic<int> gEventFd{-1};
 std::atomic<bool> gLost{false};
 EventChannel* gChannel = nullptr;
-std::int32_t gRank = 0;
+std::int32_t gEventRank = 0;
 /// The process that armed the hooks: a fork()ed child inherits the socket and
 /// the hooks but is not the rank, so it reports nothing.
 pid_t gOwner = 0;
@@ -74,7 +74,7 @@ void onProcessExit(int status, void*) {
   ccs::proto::Event event;
   event.kind = ccs::proto::Event::Kind::Exited;
   event.code = status;
-  gChannel->send(gRank, event);
+  gChannel->send(gEventRank, event);
 }
 
 std::string errnoText(int err) { return std::strerror(err); }
@@ -188,7 +188,7 @@ void EventChannel::send(std::int32_t rank, const ccs::proto::Event& event) noexc
 
 Expected<void> EventChannel::armProcessHooks(std::int32_t rank) {
   gChannel = this;
-  gRank = rank;
+  gEventRank = rank;
   gOwner = ::getpid();
   for (std::size_t i = 0; i < kFatalSignals.size(); ++i) {
     ccs::proto::Event event;

@@ -209,7 +209,7 @@ void OpTable::removeLocked(OpRecord& op) noexcept {
   op.state.store(MPIDBG_SLOT_TOMBSTONE, std::memory_order_release);
   endWrite(op);
   live_.store(live_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
-  // As in CommRegistry::remove: a run of tombstones followed by an empty
+  // As in CommTable::remove: a run of tombstones followed by an empty
   // slot ends no probe chain, so it becomes empty again.
   std::size_t i = static_cast<std::size_t>(&op - slots_.data());
   if (slots_[(i + 1) & kMask].state.load(std::memory_order_relaxed) != MPIDBG_SLOT_EMPTY) return;

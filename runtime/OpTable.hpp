@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "CommRegistry.hpp"
+#include "CommTable.hpp"
 #include "ccs/proto/QueueProtocol.hpp"
 #include "mpidbg/StateLayout.h"
 

@@ -154,7 +154,7 @@ class Runtime {
   /// forwarding tree, secured with `key` unless plain CCS was asked for.
   /// `frontendHost` is the front end's address (MPIDBG_FRONTEND's host; empty
   /// for a listening job): a non-loopback one makes the server bind the
-  /// address the route to it leaves from (bindAddress in Runtime.cpp).
+  /// address the route to it leaves from (startup::bindAddress, StartupSettings.hpp).
   Expected<void> startServer(const std::vector<std::uint8_t>& key, const std::string& frontendHost = {});
   /// Connects the event channel to `frontend`, answers its challenge with
   /// the registration (MAC with the session key), arms the exit and signal
@@ -166,7 +166,8 @@ class Runtime {
   /// report of calls made before MPI_Init. Returns it, never to be deleted.
   /// Throws what starting the helper thread throws.
   static Runtime* goLive(std::unique_ptr<Runtime> rt, int providedThreadLevel);
-  /// Listening mode, from startAfterInit: key, server, endpoint gather, attach file.
+  /// Listening mode, from startAfterInit: key, server, endpoint gather, attach file
+  /// (ListeningJob.cpp, with startCharmListener and adoptCharmPeers).
   static void startListening(int providedThreadLevel, std::int32_t rank, std::int32_t size) noexcept;
   /// Installs the CCS forwarding tree (mpidbg/forward and broadcast routing)
   /// on the server, with the merge rule of every mpidbg handler.
