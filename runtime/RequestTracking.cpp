@@ -144,28 +144,28 @@ namespace {
 /// A collective operation's record as issued (nonblocking) or made
 /// (persistent): what both kinds share; the caller sets flags and what was
 /// counted.
-OpInit collectiveOp(Runtime& rt, MpiFunction function, ccs::proto::CollClass collClass, MPI_Comm comm, int root,
-                    int count, MPI_Datatype datatype, const void* buffer, MPI_Request request) noexcept {
+OpInit collectiveOp(Runtime& rt, MpiFunction function, std::optional<ccs::proto::CollClass> collClass,
+                    MPI_Comm comm, int root, int count, MPI_Datatype datatype, const void* buffer,
+                    MPI_Request request) noexcept {
   OpInit op = baseOp(rt, MPIDBG_OP_COLLECTIVE, function, request, commKey(comm), root, -1, count, datatype, buffer);
-  op.collClass = static_cast<std::int32_t>(collClass);
+  op.collClass = collClass ? static_cast<std::int32_t>(*collClass) : -1;
   return op;
 }
 
 }  // namespace
 
-void recordCollective(Runtime& rt, MpiFunction function, ccs::proto::CollClass collClass,
+void recordCollective(Runtime& rt, MpiFunction function, std::optional<ccs::proto::CollClass> collClass,
                       const CallScope::Issued& issued, MPI_Comm comm, int root, int count, MPI_Datatype datatype,
                       const void* buffer, MPI_Request request) noexcept {
   if (!issued.comm) return;
-  const auto c = static_cast<std::size_t>(collClass);
   OpInit op = collectiveOp(rt, function, collClass, comm, root, count, datatype, buffer, request);
   op.flags = MPIDBG_OP_ACTIVE;
   op.collCall = issued.collCall;
   op.collSeq = issued.collSeq;
   op.commRecord = issued.comm;
   op.commGeneration = issued.generation;
-  if (request == MPI_REQUEST_NULL || !rt.ops().insert(op))
-    issued.comm->exits[c].fetch_add(1, std::memory_order_release);
+  if ((request == MPI_REQUEST_NULL || !rt.ops().insert(op)) && collClass)
+    issued.comm->exits[static_cast<std::size_t>(*collClass)].fetch_add(1, std::memory_order_release);
 }
 
 void recordPersistentCollective(Runtime& rt, MpiFunction function, ccs::proto::CollClass collClass, MPI_Comm comm,
