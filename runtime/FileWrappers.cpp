@@ -81,7 +81,7 @@ int nonblockingOn(MpiFunction function, MPI_File fh, int count, MPI_Datatype dat
   return rc;
 }
 
-/// A call on `fh` that is only published, with its communicator and `count`.
+/// A call on `fh` that is only published, with its communicator.
 CallScope seenOn(MpiFunction function, MPI_File fh) noexcept {
   return CallScope(function, openFiles().commOf(fh));
 }

@@ -45,7 +45,7 @@ std::int32_t predefinedSize(MPI_Datatype datatype) noexcept {
 
 }  // namespace
 
-std::int64_t bytesOf(int count, MPI_Datatype datatype) noexcept {
+std::int64_t elementBytes(int count, MPI_Datatype datatype) noexcept {
   if (datatype == MPI_DATATYPE_NULL || count < 0) return -1;
   int size = predefinedSize(datatype);
   if (size < 0 && (PMPI_Type_size(datatype, &size) != MPI_SUCCESS || size == MPI_UNDEFINED || size < 0)) return -1;
@@ -109,7 +109,7 @@ OpInit baseOp(Runtime& rt, std::uint32_t kind, MpiFunction function, MPI_Request
   op.peer = peer;
   op.tag = tag;
   op.count = count;
-  op.bytes = bytesOf(count, datatype);
+  op.bytes = elementBytes(count, datatype);
   op.datatype = handleKey(datatype);
   op.buffer = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(buffer));
   op.issued = rt.mpiCalls();

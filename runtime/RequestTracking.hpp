@@ -45,7 +45,7 @@ void recordOneSided(Runtime& rt, MpiFunction function, std::uint64_t winKey, int
 /// count * size of `datatype` in bytes, or -1 when unknown (count < 0,
 /// MPI_DATATYPE_NULL, an error). Predefined datatypes are answered from a
 /// table filled once (their sizes never change); others ask PMPI_Type_size.
-std::int64_t bytesOf(int count, MPI_Datatype datatype) noexcept;
+std::int64_t elementBytes(int count, MPI_Datatype datatype) noexcept;
 
 /// An outermost MPI_Test* on `count` requests at `requests`, or MPI_Iprobe
 /// or MPI_Improbe (`function`) on (`source`, `tag`, `comm`), of `rt` (nullptr: not outermost or inert,

@@ -44,8 +44,8 @@ HangInput ioIwait(std::optional<proto::MpiCall> rank3 = {}, const std::string& r
   for (int r : {0, 1, 2}) {
     proto::RankQueues q = rank(r, 4, 3, plainCall("MPI_Wait"),
                                {rec(1, "MPI_Bcast", 0), rec(2, "MPI_File_open"), rec(3, "MPI_File_iwrite_all")});
-    q.comms[0].collectives.push_back(iwriteAll(3, 0x2c000010 + static_cast<std::uint64_t>(r)));
-    q.waitingOn = {0x2c000010 + static_cast<std::uint64_t>(r)};
+    q.comms[0].collectives.push_back(iwriteAll(3, 0x2c000010));  // handle values are alike across processes
+    q.waitingOn = {0x2c000010};
     in.ranks.push_back(q);
   }
   std::vector<proto::CollRecord> history = {rec(1, "MPI_Bcast", 0), rec(2, "MPI_File_open")};
