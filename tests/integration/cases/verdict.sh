@@ -294,14 +294,15 @@ case_verdict_intercommunicator_bcast_waits_for_its_root() {
   # inter_bcast (issue 23): on an intercommunicator the odd group waits in
   # MPI_Bcast for the even group's root (world rank 0) alone, not for world
   # rank 2, which passed MPI_PROC_NULL and went on to MPI_Barrier.
-  run_mpidbg 120 -ex run -ex 'wait 10' -ex collectives -ex hang -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/inter_bcast"
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex hang -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/inter_bcast"
   check_rc 0 &&
-  check_matches "$out" '^  \[1,3\] -> \[0\]  in MPI_Bcast\(root=0, comm=comm 0x[0-9a-f]+\)$' "hang (the odd group waits for the root)" &&
+  # MPICH gives ranks 1 and 3 different handles for it: two lines.
+  check_matches "$out" '^  \[1\] -> \[0\]  in MPI_Bcast\(root=0\) \(call 1 on comm 0x[0-9a-f]+\)$' "hang (rank 1 waits for the root)" &&
+  check_matches "$out" '^  \[3\] -> \[0\]  in MPI_Bcast\(root=0\) \(call 1 on comm 0x[0-9a-f]+\)$' "hang (rank 3 waits for the root)" &&
+  check_contains "$out" "  [2] -> [0-1,3]  in MPI_Barrier (call 1 on MPI_COMM_WORLD)" "hang (rank 2 passed MPI_PROC_NULL)" &&
   check_not_contains "$out" "-> [2]  in MPI_Bcast" "hang (not for MPI_PROC_NULL)" &&
-  check_not_contains "$out" "[2] -> [1,3]  in MPI_Bcast" "hang" &&
-  check_contains "$out" "Deadlock: cycle 0 -> 1 -> 0" "hang" &&
-  check_matches "$(section collectives)" '^Communicator comm 0x[0-9a-f]+ \(handle 0x[0-9a-f]+, size 4\):$' "collectives (one communicator of both groups)" &&
-  check_not_contains "$(section collectives)" "did not report" "collectives"
+  check_not_contains "$out" "entered on different communicators" "hang (one intercommunicator)" &&
+  check_contains "$out" "Deadlock: cycle 0 -> 1 -> 0" "hang"
 }
 
 case_verdict_intercommunicator_receives_name_the_remote_group() {
