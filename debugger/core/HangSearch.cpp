@@ -14,7 +14,6 @@
 
 #include "debugger/core/Grouping.hpp"
 #include "debugger/core/HangDetail.hpp"
-#include "debugger/core/Intercomm.hpp"
 #include "debugger/core/StatusReport.hpp"
 #include "mpidbg/Text.hpp"
 
@@ -163,15 +162,8 @@ void Analyzer::compareCommunicators() {
     // "win 0x...": Open MPI's handles are addresses) each member holds:
     // the uid alone identifies it; without a uid the handle tells them
     // apart.
-    // An intercommunicator has no uid, and the members of one group may
-    // hold different handles for it (MPICH's do): the remote group it
-    // reaches (Intercomm.hpp) tells it apart.
     const bool byUid = comm->state.uid != 0;
-    std::string identity = byUid ? "uid " + hexText(comm->state.uid) : "handle " + hexText(call.comm);
-    if (!byUid && isInter(*comm, rank)) {
-      identity = "remote group";
-      for (const std::int32_t w : comm->worldRanks) identity += " " + std::to_string(w);
-    }
+    const std::string identity = byUid ? "uid " + hexText(comm->state.uid) : "handle " + hexText(call.comm);
     const std::string name = byUid ? (comm->state.name.empty() ? identity : comm->state.name + " (" + identity + ")")
                                    : commName(comm, call.comm) + " (" + identity + ")";
     shown.emplace(identity, name);
