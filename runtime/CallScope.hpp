@@ -15,6 +15,7 @@
 #include "MessageLedger.hpp"
 #include "Runtime.hpp"
 #include "ThreadLevel.hpp"
+#include "ccs/proto/CollectiveRoot.hpp"
 
 /// Marks an interposed MPI entry point: C linkage, exported from the otherwise
 /// hidden runtime.
@@ -73,6 +74,24 @@ inline std::int32_t wirePeer(int rank) noexcept {
   if (rank == MPI_ANY_SOURCE) return -1;
   if (rank == MPI_PROC_NULL) return -2;
   return rank;
+}
+
+/// A rooted collective's `root` argument on the wire: ccs::proto::kRootIsMe
+/// for MPI_ROOT, kRootProcNull for MPI_PROC_NULL (an intercommunicator's
+/// root group), else the rank itself.
+inline std::int32_t wireRoot(int root) noexcept {
+  if (root >= 0) [[likely]]
+    return root;
+  if (root == MPI_ROOT) return ccs::proto::kRootIsMe;
+  if (root == MPI_PROC_NULL) return ccs::proto::kRootProcNull;
+  return root;
+}
+
+/// True for the rooted collectives among the 14 classes (MPI_Bcast,
+/// MPI_Reduce, MPI_Gather(v), MPI_Scatter(v)).
+constexpr bool rootedClass(MpiFunction f) noexcept {
+  return f == MpiFunction::Bcast || f == MpiFunction::Reduce || f == MpiFunction::Gather ||
+         f == MpiFunction::Gatherv || f == MpiFunction::Scatter || f == MpiFunction::Scatterv;
 }
 
 /// -1 for MPI_ANY_TAG, else the tag.
@@ -160,11 +179,34 @@ class CallScope {
     return CallScope(CollectiveTag{}, function, static_cast<int>(collClass), false, comm, role, root, count, &out);
   }
 
+  /// A nonblocking collective `function` in no class on `comm` (the
+  /// nonblocking collective MPI-IO calls, FileWrappers.cpp: MPI_File_iwrite_all
+  /// on the file's communicator): counts collSeq and a history record, as
+  /// issue() does, but no class counters (`out.collCall` stays 0); `count`
+  /// as for collective(). The caller records the request (recordCollective
+  /// with no class), whose completion then counts nothing.
+  static CallScope issueInNoClass(MpiFunction function, MPI_Comm comm, int count, Issued& out) noexcept {
+    return CallScope(CollectiveTag{}, function, -1, false, comm, PeerRole::None, 0, count, &out);
+  }
+
   /// A communicator constructor (MPI_Comm_dup, MPI_Cart_create, ...:
   /// CommWrappers.cpp) on parent `comm`: a collective on it, counted in its
   /// collSeq and the history but in no class.
   static CallScope commConstructor(MpiFunction function, MPI_Comm comm) noexcept {
     return CallScope(CollectiveTag{}, function, -1, false, comm, PeerRole::None, 0, -1, nullptr);
+  }
+
+  /// MPI_Intercomm_create on `localComm`: counted there as commConstructor()
+  /// counts, and published with whom the rank waits for inside it (MPI 4.0,
+  /// 7.6.2): a member other than the local leader names its leader
+  /// (`localLeader`, a rank of `localComm`, as the root), the local leader
+  /// the remote leader (`remoteLeader`, a rank of `peerComm`, as the dest,
+  /// with `peerComm` as the call's communicator). `isLeader`: this rank is
+  /// `localComm`'s `localLeader`.
+  static CallScope intercommCreate(MPI_Comm localComm, int localLeader, bool isLeader, MPI_Comm peerComm,
+                                   int remoteLeader) noexcept {
+    return CallScope(IntercommTag{}, localComm, isLeader ? PeerRole::Dest : PeerRole::Root,
+                     isLeader ? remoteLeader : localLeader, isLeader ? commKey(peerComm) : 0);
   }
 
   /// An MPI_Wait*/MPI_Test* on the `count` requests at `requests`: the array
@@ -199,6 +241,7 @@ class CallScope {
   struct WaitingTag {};
   struct KeyTag {};
   struct WindowTag {};
+  struct IntercommTag {};
 
   /// A non-collective call on the communicator or window of handle key
   /// `key` (0: none); the other arguments as for the public constructor.
@@ -236,9 +279,13 @@ class CallScope {
   /// Counts a collective call on `record` (nullptr: unregistered, nothing
   /// counted): collSeq, the class's entries (the exit too at the scope's
   /// end with `countExit`), a history record; then publishes the call.
+  /// `shownKey`: the handle key the call is published with when not `key`'s
+  /// (0: `key`; MPI_Intercomm_create's local leader names the peer
+  /// communicator). A collective in no class records no root in the history.
   [[gnu::always_inline]] void countCollective(CommRecord* record, MpiFunction function, int collClass,
                                               bool countExit, std::uint64_t key, PeerRole role, int root,
-                                              int count, Issued* out) noexcept {
+                                              int count, Issued* out, std::uint64_t shownKey = 0) noexcept {
+    if (role == PeerRole::Root) root = wireRoot(root);
     CurrentCall::Fields call{function, role, false, role == PeerRole::None ? 0 : root, 0, key, 0, 0, 0};
     if (record) [[likely]] {
       const std::uint64_t collSeq = record->collSeq.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -250,9 +297,10 @@ class CallScope {
           collClass_ = c;
         }
       }
-      rt_->history().append(call.comm, collSeq, function, role == PeerRole::Root ? root : -1, count);
+      rt_->history().append(key, collSeq, function, role == PeerRole::Root && collClass >= 0 ? root : -1, count);
       if (out) *out = Issued{record, record->generation.load(std::memory_order_relaxed), call.collCall, collSeq};
     }
+    if (shownKey != 0) call.comm = shownKey;
     begin(call, count, MPI_PROC_NULL);
   }
 
@@ -265,6 +313,14 @@ class CallScope {
     thread_ = threadCheck(*rt_, function, commKey(comm), countExit && collClass >= 0);
     countCollective(cachedComm(rt_->comms(), comm), function, collClass, countExit, commKey(comm), role, root,
                     count, out);
+  }
+
+  CallScope(IntercommTag, MPI_Comm localComm, PeerRole role, int peer, std::uint64_t shownKey) noexcept
+      : rt_(Runtime::attached()) {
+    if (!enterOutermost(MpiFunction::IntercommCreate)) return;
+    thread_ = threadCheck(*rt_, MpiFunction::IntercommCreate, commKey(localComm), false);
+    countCollective(cachedComm(rt_->comms(), localComm), MpiFunction::IntercommCreate, -1, false, commKey(localComm),
+                    role, peer, -1, nullptr, shownKey);
   }
 
   CallScope(WaitingTag, MpiFunction function, const MPI_Request* requests, int count) noexcept
@@ -367,12 +423,16 @@ template <typename Admit>
 /// communicator's collSeq and one history record. Takes the slow path
 /// (false, nothing done) as fastEnter does, and also when `comm` is not the
 /// live communicator this thread's last collective used
-/// (ThreadCalls::lastComm; the registry lookup is a call). True when it has
+/// (ThreadCalls::lastComm; the registry lookup is a call), or a rooted
+/// collective's root is negative (MPI_ROOT, MPI_PROC_NULL). True when it has
 /// published the call; the wrapper then calls PMPI and
 /// fastLeaveCollective().
 [[gnu::always_inline]] inline bool fastEnterCollective(MpiFunction function, MPI_Comm comm, int root,
                                                        int count) noexcept {
   if (!fastGateOpen() || tCalls.depth != 0) return false;
+  // A rooted collective's MPI_ROOT or MPI_PROC_NULL (an intercommunicator)
+  // is published by the slow path, as its wire value (wireRoot).
+  if (rootedClass(function) && root < 0) return false;
 #if defined(__x86_64__)
   const std::uint64_t key = commKey(comm);
   CommRecord* record = tCalls.lastComm;

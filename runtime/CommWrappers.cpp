@@ -259,13 +259,18 @@ MPIDBG_EXPORT int MPI_Comm_disconnect(MPI_Comm* comm) {
 // MPI_Comm_dup; the intercommunicator it makes is registered without a uid,
 // with its remote group as members (describeComm: the ranks point-to-point
 // calls on it name; another job's processes are -1). MPI_Intercomm_merge counts on the
-// intercommunicator. The verdict waits on the first two like on any
-// constructor, and names the dynamic-process calls (spawn, accept, connect,
-// join) not followed: they wait for processes outside the job.
+// intercommunicator. The verdict waits on MPI_Intercomm_merge like on any
+// constructor, in MPI_Intercomm_create for the local leader (or, at the
+// leader, the remote leader: CallScope::intercommCreate publishes which),
+// and names the dynamic-process calls (spawn, accept, connect, join) not
+// followed: they wait for processes outside the job.
 
 MPIDBG_EXPORT int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
                                        int tag, MPI_Comm* newintercomm) {
-  auto scope = CallScope::commConstructor(MpiFunction::IntercommCreate, local_comm);
+  int localRank = -1;
+  if (Runtime::attached()) PMPI_Comm_rank(local_comm, &localRank);
+  auto scope =
+      CallScope::intercommCreate(local_comm, local_leader, localRank == local_leader, peer_comm, remote_leader);
   const int rc = PMPI_Intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
   registerInter(rc, newintercomm);
   return rc;

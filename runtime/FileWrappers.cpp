@@ -5,9 +5,13 @@
 // verdict, for the members of that communicator not yet at the same call,
 // and a rank that skips one shows in the collective sequences. The file's
 // communicator is remembered from MPI_File_open to MPI_File_close (a file
-// opened before the runtime attached counts nothing). The split
-// collectives' _end calls, the nonblocking collective forms (their requests
-// are not recorded) and MPI_File_delete (not collective) are only published.
+// opened before the runtime attached counts nothing). The nonblocking
+// collective forms (MPI_File_iwrite_all, ...) count there at issue too, and
+// their requests are recorded as collective operations in no class
+// (RequestTracking.hpp recordCollective), as MPI_Iallreduce's are in its
+// class: an MPI_Wait on one waits for the members not yet at that
+// collective. The split collectives' _end calls and MPI_File_delete (not
+// collective) are only published.
 // MPI-4's large-count forms (MPI_File_write_all_c, ...; ROMIO in MPICH 4,
 // not Open MPI 4.1) as their int forms.
 #include <mpi.h>
@@ -15,7 +19,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "CallScope.hpp"
+#include "RequestTracking.hpp"
 
 using mpidbg::rt::CallScope;
 using mpidbg::rt::MpiFunction;
@@ -61,9 +65,25 @@ CallScope collectiveOn(MpiFunction function, MPI_File fh) noexcept {
   return CallScope::commConstructor(function, openFiles().commOf(fh));
 }
 
-/// A call on `fh` that is only published, with its communicator and `count`.
-CallScope seenOn(MpiFunction function, MPI_File fh, int count = -1) noexcept {
-  return CallScope(function, openFiles().commOf(fh), mpidbg::rt::PeerRole::None, 0, false, 0, count);
+/// The nonblocking collective `function` on `fh`'s communicator, of `count`
+/// elements of `datatype` at `buffer`: counted at issue (collSeq, history),
+/// runs `issue` (the PMPI call) and records the request it made.
+template <typename Issue>
+int nonblockingOn(MpiFunction function, MPI_File fh, int count, MPI_Datatype datatype, const void* buffer,
+                  MPI_Request* request, Issue issue) {
+  const MPI_Comm comm = openFiles().commOf(fh);
+  CallScope::Issued issued;
+  auto scope = CallScope::issueInNoClass(function, comm, count, issued);
+  const int rc = issue();
+  if (scope.outermost())
+    mpidbg::rt::recordCollective(*scope.runtime(), function, std::nullopt, issued, comm, -1, count, datatype, buffer,
+                                 rc == MPI_SUCCESS && request ? *request : MPI_REQUEST_NULL);
+  return rc;
+}
+
+/// A call on `fh` that is only published, with its communicator.
+CallScope seenOn(MpiFunction function, MPI_File fh) noexcept {
+  return CallScope(function, openFiles().commOf(fh));
 }
 
 }  // namespace
@@ -207,26 +227,26 @@ MPIDBG_EXPORT int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_S
 }
 
 MPIDBG_EXPORT int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_Request* request) {
-  auto scope = seenOn(MpiFunction::FileIreadAll, fh, count);
-  return PMPI_File_iread_all(fh, buf, count, datatype, request);
+  return nonblockingOn(MpiFunction::FileIreadAll, fh, count, datatype, buf, request,
+                       [&] { return PMPI_File_iread_all(fh, buf, count, datatype, request); });
 }
 
 MPIDBG_EXPORT int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype datatype,
                                       MPI_Request* request) {
-  auto scope = seenOn(MpiFunction::FileIwriteAll, fh, count);
-  return PMPI_File_iwrite_all(fh, buf, count, datatype, request);
+  return nonblockingOn(MpiFunction::FileIwriteAll, fh, count, datatype, buf, request,
+                       [&] { return PMPI_File_iwrite_all(fh, buf, count, datatype, request); });
 }
 
 MPIDBG_EXPORT int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_Datatype datatype,
                                         MPI_Request* request) {
-  auto scope = seenOn(MpiFunction::FileIreadAtAll, fh, count);
-  return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
+  return nonblockingOn(MpiFunction::FileIreadAtAll, fh, count, datatype, buf, request,
+                       [&] { return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request); });
 }
 
 MPIDBG_EXPORT int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int count,
                                          MPI_Datatype datatype, MPI_Request* request) {
-  auto scope = seenOn(MpiFunction::FileIwriteAtAll, fh, count);
-  return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
+  return nonblockingOn(MpiFunction::FileIwriteAtAll, fh, count, datatype, buf, request,
+                       [&] { return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request); });
 }
 
 #if MPI_VERSION >= 4
@@ -305,25 +325,25 @@ MPIDBG_EXPORT int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, M
 
 MPIDBG_EXPORT int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datatype,
                                        MPI_Request* request) {
-  auto scope = seenOn(MpiFunction::FileIreadAllC, fh, smallCount(count));
-  return PMPI_File_iread_all_c(fh, buf, count, datatype, request);
+  return nonblockingOn(MpiFunction::FileIreadAllC, fh, smallCount(count), datatype, buf, request,
+                       [&] { return PMPI_File_iread_all_c(fh, buf, count, datatype, request); });
 }
 
 MPIDBG_EXPORT int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype datatype,
                                         MPI_Request* request) {
-  auto scope = seenOn(MpiFunction::FileIwriteAllC, fh, smallCount(count));
-  return PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
+  return nonblockingOn(MpiFunction::FileIwriteAllC, fh, smallCount(count), datatype, buf, request,
+                       [&] { return PMPI_File_iwrite_all_c(fh, buf, count, datatype, request); });
 }
 
 MPIDBG_EXPORT int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count count,
                                           MPI_Datatype datatype, MPI_Request* request) {
-  auto scope = seenOn(MpiFunction::FileIreadAtAllC, fh, smallCount(count));
-  return PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
+  return nonblockingOn(MpiFunction::FileIreadAtAllC, fh, smallCount(count), datatype, buf, request,
+                       [&] { return PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request); });
 }
 
 MPIDBG_EXPORT int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Count count,
                                            MPI_Datatype datatype, MPI_Request* request) {
-  auto scope = seenOn(MpiFunction::FileIwriteAtAllC, fh, smallCount(count));
-  return PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
+  return nonblockingOn(MpiFunction::FileIwriteAtAllC, fh, smallCount(count), datatype, buf, request,
+                       [&] { return PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request); });
 }
 #endif

@@ -29,8 +29,9 @@ int nonblocking(const Collective& c, MPI_Request* request, Issue issue) {
                                 c.root, c.count, issued);
   const int rc = issue();
   if (scope.outermost())
-    recordCollective(*scope.runtime(), c.function, c.collClass, issued, c.comm, c.rooted ? c.root : -1, c.count,
-                     c.datatype, c.buffer, rc == MPI_SUCCESS && request ? *request : MPI_REQUEST_NULL);
+    recordCollective(*scope.runtime(), c.function, c.collClass, issued, c.comm,
+                     c.rooted ? mpidbg::rt::wireRoot(c.root) : -1, c.count, c.datatype, c.buffer,
+                     rc == MPI_SUCCESS && request ? *request : MPI_REQUEST_NULL);
   return rc;
 }
 

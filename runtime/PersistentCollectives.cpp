@@ -30,8 +30,9 @@ int persistent(const Persistent& p, MPI_Request* request, Init init) {
                   p.count);
   const int rc = init();
   if (scope.outermost() && rc == MPI_SUCCESS && request)
-    mpidbg::rt::recordPersistentCollective(*scope.runtime(), p.function, p.collClass, p.comm, p.rooted ? p.root : -1,
-                                           p.count, p.datatype, p.buffer, *request);
+    mpidbg::rt::recordPersistentCollective(*scope.runtime(), p.function, p.collClass, p.comm,
+                                           p.rooted ? mpidbg::rt::wireRoot(p.root) : -1, p.count, p.datatype,
+                                           p.buffer, *request);
   return rc;
 }
 

@@ -45,7 +45,7 @@ std::int32_t predefinedSize(MPI_Datatype datatype) noexcept {
 
 }  // namespace
 
-std::int64_t bytesOf(int count, MPI_Datatype datatype) noexcept {
+std::int64_t elementBytes(int count, MPI_Datatype datatype) noexcept {
   if (datatype == MPI_DATATYPE_NULL || count < 0) return -1;
   int size = predefinedSize(datatype);
   if (size < 0 && (PMPI_Type_size(datatype, &size) != MPI_SUCCESS || size == MPI_UNDEFINED || size < 0)) return -1;
@@ -109,7 +109,7 @@ OpInit baseOp(Runtime& rt, std::uint32_t kind, MpiFunction function, MPI_Request
   op.peer = peer;
   op.tag = tag;
   op.count = count;
-  op.bytes = bytesOf(count, datatype);
+  op.bytes = elementBytes(count, datatype);
   op.datatype = handleKey(datatype);
   op.buffer = static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(buffer));
   op.issued = rt.mpiCalls();
@@ -144,28 +144,28 @@ namespace {
 /// A collective operation's record as issued (nonblocking) or made
 /// (persistent): what both kinds share; the caller sets flags and what was
 /// counted.
-OpInit collectiveOp(Runtime& rt, MpiFunction function, ccs::proto::CollClass collClass, MPI_Comm comm, int root,
-                    int count, MPI_Datatype datatype, const void* buffer, MPI_Request request) noexcept {
+OpInit collectiveOp(Runtime& rt, MpiFunction function, std::optional<ccs::proto::CollClass> collClass,
+                    MPI_Comm comm, int root, int count, MPI_Datatype datatype, const void* buffer,
+                    MPI_Request request) noexcept {
   OpInit op = baseOp(rt, MPIDBG_OP_COLLECTIVE, function, request, commKey(comm), root, -1, count, datatype, buffer);
-  op.collClass = static_cast<std::int32_t>(collClass);
+  op.collClass = collClass ? static_cast<std::int32_t>(*collClass) : -1;
   return op;
 }
 
 }  // namespace
 
-void recordCollective(Runtime& rt, MpiFunction function, ccs::proto::CollClass collClass,
+void recordCollective(Runtime& rt, MpiFunction function, std::optional<ccs::proto::CollClass> collClass,
                       const CallScope::Issued& issued, MPI_Comm comm, int root, int count, MPI_Datatype datatype,
                       const void* buffer, MPI_Request request) noexcept {
   if (!issued.comm) return;
-  const auto c = static_cast<std::size_t>(collClass);
   OpInit op = collectiveOp(rt, function, collClass, comm, root, count, datatype, buffer, request);
   op.flags = MPIDBG_OP_ACTIVE;
   op.collCall = issued.collCall;
   op.collSeq = issued.collSeq;
   op.commRecord = issued.comm;
   op.commGeneration = issued.generation;
-  if (request == MPI_REQUEST_NULL || !rt.ops().insert(op))
-    issued.comm->exits[c].fetch_add(1, std::memory_order_release);
+  if ((request == MPI_REQUEST_NULL || !rt.ops().insert(op)) && collClass)
+    issued.comm->exits[static_cast<std::size_t>(*collClass)].fetch_add(1, std::memory_order_release);
 }
 
 void recordPersistentCollective(Runtime& rt, MpiFunction function, ccs::proto::CollClass collClass, MPI_Comm comm,

@@ -7,6 +7,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <optional>
 #include <type_traits>
 
 #include "CallScope.hpp"
@@ -44,7 +45,7 @@ void recordOneSided(Runtime& rt, MpiFunction function, std::uint64_t winKey, int
 /// count * size of `datatype` in bytes, or -1 when unknown (count < 0,
 /// MPI_DATATYPE_NULL, an error). Predefined datatypes are answered from a
 /// table filled once (their sizes never change); others ask PMPI_Type_size.
-std::int64_t bytesOf(int count, MPI_Datatype datatype) noexcept;
+std::int64_t elementBytes(int count, MPI_Datatype datatype) noexcept;
 
 /// An outermost MPI_Test* on `count` requests at `requests`, or MPI_Iprobe
 /// or MPI_Improbe (`function`) on (`source`, `tag`, `comm`), of `rt` (nullptr: not outermost or inert,
@@ -89,8 +90,10 @@ void startPersistentCollective(Runtime& rt, OpRecord& op) noexcept;
 /// request is `request`, as counted at issue (`issued`); `root` -1 when
 /// unrooted. When it cannot be recorded (`request` MPI_REQUEST_NULL: the
 /// issue failed; or the table is full), counts its exit at once so the class
-/// does not look active forever.
-void recordCollective(Runtime& rt, MpiFunction function, ccs::proto::CollClass collClass,
+/// does not look active forever. `collClass` nullopt: a collective in no
+/// class (CallScope::issueInNoClass; recorded with coll_class -1), whose
+/// record carries only its place in the communicator's collective sequence.
+void recordCollective(Runtime& rt, MpiFunction function, std::optional<ccs::proto::CollClass> collClass,
                       const CallScope::Issued& issued, MPI_Comm comm, int root, int count,
                       MPI_Datatype datatype, const void* buffer, MPI_Request request) noexcept;
 

@@ -1,9 +1,11 @@
 #include "debugger/core/CollectiveReport.hpp"
 
 #include <cstdio>
+#include <set>
 #include <tuple>
 
 #include "debugger/core/Grouping.hpp"
+#include "debugger/core/Intercomm.hpp"
 #include "debugger/core/StatusReport.hpp"
 #include "mpidbg/Text.hpp"
 
@@ -314,27 +316,68 @@ nlohmann::json collectivesToJson(const std::vector<RankView>& views,
           {"answered", !states.empty()}};
 }
 
-std::map<int, std::vector<proto::CommState>> commStatesOf(const HangInput& input) {
-  std::map<int, std::vector<proto::CommState>> states;
+namespace {
+
+/// World rank `rank`'s intercommunicator `c` (isInter) as one communicator of
+/// both its groups in `s`, its state: the runtime describes each side by the
+/// other group (size, rank 0), so its two sides would be two communicators
+/// of other sizes. With a member of the remote group that answered and holds
+/// the other side (interCounterpart, whose members are `rank`'s group):
+/// the size of both groups and the lowest world rank of either, the same on
+/// both sides (so one identity when they hold the same handle value).
+void bothGroups(proto::CommState& s, int rank, const proto::CommQueues& c,
+                const std::map<int, const proto::RankQueues*>& byRank) {
+  for (int m : c.worldRanks) {
+    const auto it = byRank.find(m);
+    if (it == byRank.end()) continue;
+    const proto::CommQueues* other = interCounterpart(*it->second, rank, c);
+    if (!other) continue;
+    std::set<int> all(c.worldRanks.begin(), c.worldRanks.end());
+    all.insert(other->worldRanks.begin(), other->worldRanks.end());
+    all.erase(-1);  // processes outside the job
+    s.size = static_cast<std::int32_t>(c.worldRanks.size() + other->worldRanks.size());
+    if (!all.empty()) s.rootWorldRank = *all.begin();
+    return;
+  }
+}
+
+/// Each answered rank's communicators as the report counts them: their
+/// states with worldRank set, an intercommunicator's for both groups
+/// (bothGroups); calls `each(rank, communicator, state)`.
+template <typename Each>
+void forEachState(const HangInput& input, Each each) {
+  std::map<int, const proto::RankQueues*> byRank;
+  for (const auto& q : input.ranks)
+    if (q.error.empty()) byRank[q.worldRank] = &q;
   for (const auto& q : input.ranks) {
     if (!q.error.empty()) continue;
-    auto& list = states[q.worldRank];
     for (const auto& c : q.comms) {
-      list.push_back(c.state);
-      list.back().worldRank = q.worldRank;
+      proto::CommState s = c.state;
+      s.worldRank = q.worldRank;
+      if (isInter(c, q.worldRank)) bothGroups(s, q.worldRank, c, byRank);
+      each(q.worldRank, c, std::move(s));
     }
   }
+}
+
+}  // namespace
+
+std::map<int, std::vector<proto::CommState>> commStatesOf(const HangInput& input) {
+  std::map<int, std::vector<proto::CommState>> states;
+  for (const auto& q : input.ranks)
+    if (q.error.empty()) states[q.worldRank];  // a rank without communicators answered too
+  forEachState(input, [&](int rank, const proto::CommQueues&, proto::CommState s) {
+    states[rank].push_back(std::move(s));
+  });
   return states;
 }
 
 PendingCollectives pendingCollectivesOf(const HangInput& input) {
   PendingCollectives out;
-  for (const auto& q : input.ranks) {
-    if (!q.error.empty()) continue;
-    for (const auto& c : q.comms)
-      for (const auto& op : c.collectives)
-        if (!op.blocking) out[q.worldRank][proto::identityOf(c.state)].push_back(op);
-  }
+  forEachState(input, [&](int rank, const proto::CommQueues& c, const proto::CommState& s) {
+    for (const auto& op : c.collectives)
+      if (!op.blocking) out[rank][proto::identityOf(s)].push_back(op);
+  });
   return out;
 }
 

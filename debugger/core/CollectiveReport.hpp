@@ -64,11 +64,15 @@ nlohmann::json collectivesToJson(const std::vector<RankView>& views,
 /// The collective counters `renderCollectives` takes, from the queue state
 /// of `queueStates()` (live ranks over CCS, held ranks from memory): each
 /// rank's communicators with their worldRank set to it; ranks whose read
-/// failed are left out.
+/// failed are left out. An intercommunicator, which the runtime describes
+/// by its remote group, is one communicator of both its groups (its size
+/// theirs, its rank 0 the lowest world rank of either) when a member of the
+/// remote group answered.
 std::map<int, std::vector<ccs::proto::CommState>> commStatesOf(const HangInput& input);
 
 /// The nonblocking collectives `renderCollectives` takes, from the same
-/// queue state; ranks whose read failed are left out.
+/// queue state, keyed as commStatesOf's communicators; ranks whose read
+/// failed are left out.
 PendingCollectives pendingCollectivesOf(const HangInput& input);
 
 }  // namespace mpidbg::core

@@ -97,6 +97,7 @@ class Analyzer {
                        int target, const std::string& why);
   bool waitEpochPeers(int rank, const proto::RankQueues& q, const proto::MpiCall& call, bool access,
                       const std::string& why);
+  void waitIntercommCreate(int rank, const proto::RankQueues& q, const proto::MpiCall& call, const std::string& why);
   void waitsOf(int rank, const Node& node);
   bool counterpartPosted(int rank, const proto::CommQueues& comm, int peer, int tag, bool receive);
 

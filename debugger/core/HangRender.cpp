@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "ccs/proto/CollectiveRoot.hpp"
 #include "debugger/core/Grouping.hpp"
 #include "debugger/core/HangDetail.hpp"
 #include "debugger/core/HangReport.hpp"
@@ -29,6 +30,8 @@ std::string describeOp(const proto::PendingOp& op) {
       break;
     case proto::PendingOp::Kind::Collective:
       if (op.peer >= 0) add("root=" + std::to_string(op.peer));
+      if (op.peer == proto::kRootIsMe) add("root=MPI_ROOT");
+      if (op.peer == proto::kRootProcNull) add("root=MPI_PROC_NULL");
       break;
     case proto::PendingOp::Kind::Rma:
       add("target=" + std::to_string(op.peer));

@@ -1,4 +1,4 @@
-// The hang verdict (analyzeHang): the helpers HangDetail.hpp declares, and
+// The hang verdict (analyzeHang): the helpers HangDetail.hpp and Intercomm.hpp declare, and
 // the wait-for graph (each rank's state, whom it waits for); the search over
 // it is HangSearch.cpp's, the text HangRender.cpp's, the JSON HangJson.cpp's.
 
@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <set>
 
+#include "ccs/proto/CollectiveRoot.hpp"
 #include "debugger/core/HangDetail.hpp"
+#include "debugger/core/Intercomm.hpp"
 #include "debugger/core/StatusReport.hpp"
 #include "mpidbg/MpiFunctions.hpp"
 #include "mpidbg/Text.hpp"
@@ -191,24 +193,38 @@ void Analyzer::edge(int from, int to, const std::string& why, bool any) {
 
 /// `rank` waits in collective number `seq` (`function`, `root` or -1) on
 /// its communicator `comm`: every member that has not issued that call
-/// yet, or issued a different one there, is waited for.
+/// yet, or issued a different one there, is waited for. On an
+/// intercommunicator (MPI 4.0, 6.2.2) the members are the remote group's,
+/// as `comm` holds them; a rooted collective's root passes MPI_ROOT and
+/// waits for them all, the other members of its group pass MPI_PROC_NULL
+/// and wait for nobody, and the remote group's members wait for the root
+/// alone.
 void Analyzer::waitCollective(int rank, const proto::CommQueues& comm, std::uint64_t seq,
                               const std::string& function, int root, const std::string& why) {
+  const bool inter = isInter(comm, rank);
+  if (inter && root == proto::kRootProcNull) return;  // in a collective with nobody
+  std::vector<int> waited;
+  if (inter && root >= 0) {
+    if (const int w = worldOf(comm, root, in_.worldSize); w >= 0) waited.push_back(w);
+  } else {
+    waited = membersOf(comm, in_.worldSize);
+  }
   const proto::CommIdentity id = proto::identityOf(comm.state);
-  for (int m : membersOf(comm, in_.worldSize)) {
+  for (int m : waited) {
     if (m == rank) continue;
     const auto it = nodes_.find(m);
     if (it == nodes_.end() || !it->second.q || !it->second.q->error.empty()) {
       edge(rank, m, why);
       continue;
     }
-    const proto::CommQueues* mc = commById(*it->second.q, id);
+    const proto::CommQueues* mc = inter ? interCounterpart(*it->second.q, rank, comm) : commById(*it->second.q, id);
     if (!mc || mc->collSeq < seq) {
       edge(rank, m, why);
       continue;
     }
+    // The two groups of an intercommunicator pass different roots to one call.
     const proto::CollRecord* rec = historyAt(*it->second.q, mc->state.handle, seq);
-    if (rec && (rec->function != function || (root >= 0 && rec->root >= 0 && rec->root != root)))
+    if (rec && (rec->function != function || (!inter && root >= 0 && rec->root >= 0 && rec->root != root)))
       edge(rank, m, why);
   }
 }
@@ -351,11 +367,48 @@ bool Analyzer::waitEpochPeers(int rank, const proto::RankQueues& q, const proto:
   return any;
 }
 
+/// `rank` inside MPI_Intercomm_create (MPI 4.0, 7.6.2), `call` naming its
+/// local leader (the root, on the local communicator) or, at a local
+/// leader, the remote leader (the dest, on the peer communicator;
+/// runtime/CallScope.hpp intercommCreate): a leader waits for the remote
+/// leader unless that one is inside the call too; a member waits for its
+/// leader unless both leaders are inside it.
+void Analyzer::waitIntercommCreate(int rank, const proto::RankQueues& q, const proto::MpiCall& call,
+                                   const std::string& why) {
+  const auto inside = [&](int r) -> const proto::MpiCall* {
+    const auto it = nodes_.find(r);
+    if (it == nodes_.end() || !it->second.q || !it->second.q->call || it->second.q->call->function != call.function)
+      return nullptr;
+    return &*it->second.q->call;
+  };
+  // The world rank `c` (a call inside MPI_Intercomm_create of the rank with
+  // queues `x`) names.
+  const auto named = [&](const proto::RankQueues& x, const proto::MpiCall& c) {
+    const proto::CommQueues* comm = commOf(x, c.comm);
+    return comm ? worldOf(*comm, c.peer, in_.worldSize) : -1;
+  };
+  const int other = named(q, call);
+  if (other < 0) {
+    if (!q.comms.empty()) v_.unfollowed[rank] = why;  // a communicator it did not see made: never guessed
+    return;
+  }
+  if (other == rank) return;
+  const proto::MpiCall* theirs = inside(other);
+  if (theirs && call.peerRole == "dest") return;  // both leaders are there
+  if (theirs && theirs->peerRole == "dest")
+    if (const int remote = named(*nodes_.at(other).q, *theirs); remote >= 0 && inside(remote)) return;
+  edge(rank, other, why);
+}
+
 void Analyzer::waitsOf(int rank, const Node& node) {
   const proto::RankQueues& q = *node.q;
   const proto::MpiCall& call = *q.call;
   const std::string why = describeCall(call);
   const proto::CommQueues* comm = commOf(q, call.comm);
+  if (call.function == "MPI_Intercomm_create" && (call.peerRole == "root" || call.peerRole == "dest")) {
+    waitIntercommCreate(rank, q, call, why);
+    return;
+  }
   // The communicator calls (constructors, MPI_Comm_free) and the collective
   // MPI-IO calls are collectives too (the function table's GROUP column).
   if (call.collCall > 0 || collectiveInNoClass(call.function)) {
@@ -458,6 +511,29 @@ bool Analyzer::counterpartPosted(int rank, const proto::CommQueues& comm, int pe
 }  // namespace mpidbg::core::detail
 
 namespace mpidbg::core {
+
+bool isInter(const proto::CommQueues& comm, int rank) {
+  const auto& w = comm.worldRanks;
+  return comm.state.size > 0 && w.size() == static_cast<std::size_t>(comm.state.size) &&
+         std::find(w.begin(), w.end(), rank) == w.end();
+}
+
+const proto::CommQueues* interCounterpart(const proto::RankQueues& q, int rank, const proto::CommQueues& comm) {
+  const proto::CommQueues* found = nullptr;
+  int candidates = 0;
+  const auto mine = static_cast<std::size_t>(comm.state.localRank);
+  for (const auto& c : q.comms) {
+    const auto theirs = static_cast<std::size_t>(c.state.localRank);
+    if (comm.state.localRank < 0 || c.state.localRank < 0 || !isInter(c, q.worldRank) ||
+        mine >= c.worldRanks.size() || theirs >= comm.worldRanks.size() || c.worldRanks[mine] != rank ||
+        comm.worldRanks[theirs] != q.worldRank)
+      continue;
+    if (c.state.handle == comm.state.handle) return &c;
+    found = &c;
+    ++candidates;
+  }
+  return candidates == 1 ? found : nullptr;
+}
 
 HangVerdict analyzeHang(const HangInput& input) { return detail::Analyzer(input).run(); }
 

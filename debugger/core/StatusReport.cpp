@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "ccs/proto/CollectiveRoot.hpp"
 #include "ccs/condition/Condition.hpp"
 #include "debugger/core/Grouping.hpp"
 
@@ -22,7 +23,12 @@ std::string describeCall(const proto::MpiCall& call) {
   std::string args;
   if (!call.peerRole.empty()) {
     const bool anySource = call.peer == -1 && call.peerRole == "source";
-    args = call.peerRole + "=" + (anySource ? std::string("MPI_ANY_SOURCE") : std::to_string(call.peer));
+    const bool root = call.peerRole == "root";
+    args = call.peerRole + "=" +
+           (anySource                                  ? std::string("MPI_ANY_SOURCE")
+            : root && call.peer == proto::kRootIsMe     ? std::string("MPI_ROOT")
+            : root && call.peer == proto::kRootProcNull ? std::string("MPI_PROC_NULL")
+                                                        : std::to_string(call.peer));
   }
   if (call.hasTag) {
     if (!args.empty()) args += ", ";

@@ -52,8 +52,10 @@ PendingOp fromSlot(const Op& op, const Comm& comm, const FunctionNames& names) {
     extra.add((op.flags & MPIDBG_OP_ACTIVE) ? "persistent, active" : "persistent, inactive");
   if (op.flags & MPIDBG_OP_WAITED) extra.add("waited");
   if (op.flags & MPIDBG_OP_SYNCHRONOUS) extra.add("synchronous");
+  // A collective in no class (MPI_File_iwrite_all, ...) has no call number of a class.
   if (op.kind == MPIDBG_OP_COLLECTIVE)
-    extra.add("collective call " + std::to_string(op.collCall) + ", sequence " +
+    extra.add((op.collCall > 0 ? "collective call " + std::to_string(op.collCall) + ", sequence "
+                               : std::string("collective, sequence ")) +
               std::to_string(op.collSeq));
 
   mpidbg_mqs_op_detail& d = entry.detail;

@@ -274,6 +274,36 @@ case_verdict_collective_io_skipped_by_one_rank() {
   check_contains "$out" "Deadlock: cycle 0 -> 3 -> 0" "hang"
 }
 
+case_verdict_nonblocking_collective_io_request_is_waited_through() {
+  # io_iwait (issue 23 item 1): MPI_File_iwrite_all counts on the file's
+  # communicator and its request is a collective operation: ranks 0-2 wait
+  # in MPI_Wait on collective #3 for rank 3, which waits for rank 0.
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex queues -ex collectives -ex hang -ex 'queues --memory 0' -ex kill -- \
+    "$mpiexec" -n 4 "$verdict_hangs/io_iwait"
+  check_rc 0 &&
+  check_matches "$(section queues)" '^    collective MPI_File_iwrite_all\(count=4\) collective #3 request 0x[0-9a-f]+ \[waited\]$' "queues" &&
+  check_contains "$(section collectives)" "  Ranks [0-2] have not completed MPI_File_iwrite_all (collective #3 on the communicator)." "collectives" &&
+  check_contains "$out" "  [3] blocked in MPI_Recv(source=0, tag=9, comm=MPI_COMM_WORLD) at io_iwait.c:39 in main" "hang (rank 3)" &&
+  check_matches "$out" '^  \[[0-2]+(-2)?\] -> \[3\]  in MPI_Wait: MPI_File_iwrite_all\(count=4\) collective #3 request 0x[0-9a-f]+ \[waited\]$' "hang (the wait-for graph)" &&
+  check_contains "$out" "Deadlock: cycle 0 -> 3 -> 0" "hang" &&
+  check_not_contains "$out" "its requests are not known" "hang" &&
+  check_contains "$(section 'queues --memory 0')" "MPI_File_iwrite_all" "queues --memory (the mqs DLL)"
+}
+
+case_verdict_intercommunicator_bcast_waits_for_its_root() {
+  # inter_bcast (issue 23): on an intercommunicator the odd group waits in
+  # MPI_Bcast for the even group's root (world rank 0) alone, not for world
+  # rank 2, which passed MPI_PROC_NULL and went on to MPI_Barrier.
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex hang -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/inter_bcast"
+  check_rc 0 &&
+  # MPICH gives ranks 1 and 3 different handles for it: two lines.
+  check_matches "$out" '^  \[1\] -> \[0\]  in MPI_Bcast\(root=0\) \(call 1 on comm 0x[0-9a-f]+\)$' "hang (rank 1 waits for the root)" &&
+  check_matches "$out" '^  \[3\] -> \[0\]  in MPI_Bcast\(root=0\) \(call 1 on comm 0x[0-9a-f]+\)$' "hang (rank 3 waits for the root)" &&
+  check_contains "$out" "  [2] -> [0-1,3]  in MPI_Barrier (call 1 on MPI_COMM_WORLD)" "hang (rank 2 passed MPI_PROC_NULL)" &&
+  check_not_contains "$out" "-> [2]  in MPI_Bcast" "hang (not for MPI_PROC_NULL)" &&
+  check_contains "$out" "Deadlock: cycle 0 -> 1 -> 0" "hang"
+}
+
 case_verdict_intercommunicator_receives_name_the_remote_group() {
   # inter_cycle (issue 23 item 1): MPI_Intercomm_create is seen, and its
   # communicator is registered by its remote group, whose ranks the

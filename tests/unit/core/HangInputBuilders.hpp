@@ -44,6 +44,23 @@ inline proto::CommQueues worldCopy(int rank, int size, std::uint64_t collSeq, st
   return c;
 }
 
+/// An intercommunicator of handle `handle` as the member of local rank
+/// `localRank` holds it, `collSeq` collectives into its sequence: described
+/// by its `remote` group's world ranks, as the runtime registers one
+/// (runtime/CommRegistry.cpp describeComm), with no uid.
+inline proto::CommQueues interComm(int localRank, const std::vector<int>& remote, std::uint64_t collSeq,
+                                   std::uint64_t handle, const std::string& name = "inter") {
+  proto::CommQueues c;
+  c.state.handle = handle;
+  c.state.rootWorldRank = remote.empty() ? -1 : remote.front();
+  c.state.size = static_cast<std::int32_t>(remote.size());
+  c.state.localRank = localRank;
+  c.state.name = name;
+  c.collSeq = collSeq;
+  c.worldRanks.assign(remote.begin(), remote.end());
+  return c;
+}
+
 /// A rank inside call number `callNo` of its class to collective `fn`
 /// (`root` -1: unrooted) on `comm`.
 inline proto::MpiCall collective(const std::string& fn, std::uint64_t callNo, int root = -1,

@@ -279,6 +279,39 @@ TEST_CASE("mqs DLL: pending nonblocking collectives", "[mqs]") {
   CHECK((halo[0].detail.flags & MPIDBG_OP_WAITED) != 0);
 }
 
+TEST_CASE("mqs DLL: a nonblocking collective MPI-IO request is a pending collective in no class", "[mqs]") {
+  // Issue 23: MPI_File_iwrite_all is counted in the file's communicator's
+  // collective sequence (#11 here) and no class; its request is recorded
+  // like MPI_Iallreduce's, with coll_class -1 and no call number of a class.
+  auto job = standardJob();
+  job->addOp(3, {MPIDBG_OP_COLLECTIVE, "MPI_File_iwrite_all", kWorld, -1, -1, 16, 17, 0xac000009,
+                 MPIDBG_OP_ACTIVE | MPIDBG_OP_WAITED, -1, 0, 11, 0x2000, 4});
+  DllSession s(job->target);
+  s.communicators();
+  REQUIRE(s.select(kWorld));
+  auto world = s.operations(MPIDBG_MQS_PENDING_COLLECTIVES);
+  REQUIRE(world.size() == 2);
+  const auto& io = std::string(world[0].detail.function) == "MPI_File_iwrite_all" ? world[0] : world[1];
+  CHECK(std::string(io.detail.function) == "MPI_File_iwrite_all");
+  CHECK(io.detail.coll_class == -1);
+  CHECK(io.detail.coll_call == 0);
+  CHECK(io.detail.coll_seq == 11);
+  CHECK(io.detail.count == 4);
+  CHECK(io.detail.request == 0xac000009);
+  CHECK((io.detail.flags & MPIDBG_OP_WAITED) != 0);
+  CHECK(io.op.desired_local_rank == -1);
+  bool sequence = false, classCall = false;
+  for (const auto& line : io.op.extra_text) {
+    sequence = sequence || std::string(line) == "collective, sequence 11";
+    classCall = classCall || std::string(line).starts_with("collective call");
+  }
+  CHECK(sequence);
+  CHECK_FALSE(classCall);
+  // Neither a send nor a receive.
+  for (int cls : {mqs_pending_sends, mqs_pending_receives})
+    for (const auto& op : s.operations(cls)) CHECK(std::string(op.detail.function) != "MPI_File_iwrite_all");
+}
+
 TEST_CASE("mqs DLL: collective history is oldest first after the ring wraps", "[mqs]") {
   auto job = standardJob();  // 6 records written into 4 slots
   DllSession s(job->target);
