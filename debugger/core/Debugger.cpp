@@ -31,6 +31,10 @@ Debugger::Debugger(std::function<void(const std::string&)> notify)
     if (!channels_) return fail("no job");
     return channels_->call(rank, handler, data, timeout);
   };
+  backend_ = std::make_unique<RuntimeRanks>(
+      job_, [this] { return channels_.get(); },
+      [this] { return RouteSettings{useTree, treeFanOut, requestTimeout}; }, notify_);
+  router_ = std::make_unique<RankRouter>(*backend_);
 }
 
 Debugger::~Debugger() {

@@ -16,7 +16,9 @@
 #include "debugger/core/Job.hpp"
 #include "debugger/core/Launcher.hpp"
 #include "debugger/core/ProcessDiscovery.hpp"
+#include "debugger/core/RankBackend.hpp"
 #include "debugger/core/RankChannels.hpp"
+#include "debugger/core/RankRouter.hpp"
 #include "debugger/core/RankSet.hpp"
 #include "debugger/core/SessionDir.hpp"
 #include "debugger/core/StackQuery.hpp"
@@ -108,10 +110,8 @@ class Debugger {
   /// a job is already being debugged; no rank; a rank outside [0, size).
   Expected<void> attachProcesses(const std::vector<FoundRank>& ranks, int size);
 
-  /// Why a rank attached by pid cannot do what the runtime does.
-  static constexpr std::string_view kNoRuntime =
-      "has no mpidbg runtime (attached by pid): breakpoints, freeze, step and objects need one "
-      "(start the job with the runtime preloaded and MPIDBG_LISTEN=1, then mpidbg attach FILE)";
+  /// Why a rank attached by pid cannot do what the runtime does (RankRouter's).
+  static constexpr std::string_view kNoRuntime = RankRouter::kNoRuntime;
 
   /// True between a successful launch or attach and kill() or detach().
   bool hasJob() const { return launcher_ != nullptr || attached_; }
@@ -155,13 +155,15 @@ class Debugger {
   };
   /// Sends control `handler` with `data` to `ranks` (through the tree) and
   /// returns each rank's outcome; ranks that cannot answer (held by gdb,
-  /// ended, silent) get ok=false with the reason.
+  /// ended, silent) get ok=false with the reason (RankRouter::refusal; a
+  /// rank gdb holds: RankRouter::kHeldByGdb, skipped). Ranks that never
+  /// registered get no outcome.
   std::map<int, ControlOutcome> control(const RankSet& ranks, std::string_view handler,
                                         const std::string& data);
   /// Sends `handler` with `data` to each rank of `ranks` directly (not
   /// through the tree: each reply stays its rank's) and returns the replies
   /// by rank. Ranks that cannot answer get an Error saying why (not
-  /// registered, ended, held by gdb, no reply).
+  /// registered, ended, held by gdb, no reply): RankRouter::askEach.
   std::map<int, Expected<std::vector<std::uint8_t>>> queryEach(const RankSet& ranks, std::string_view handler,
                                                                const std::vector<std::uint8_t>& data);
   /// The raw merged replies of `handler` (list handlers: bp/list, entries)
@@ -257,6 +259,11 @@ class Debugger {
   /// The persistent CCS connections to the ranks (after a launch).
   RankChannels* channels() { return channels_.get(); }
 
+  /// The one way requests reach the ranks (sorting held / ended / without
+  /// runtime / reachable, and the messages saying so), over this job's
+  /// runtimes (RuntimeRanks with useTree, treeFanOut, requestTimeout).
+  RankRouter& router() { return *router_; }
+
   /// Send requests for many ranks through the ranks' forwarding tree (one
   /// request to the lowest reachable rank, ../shared/DESIGN.md data flow 3)
   /// instead of one connection per rank. Direct connections remain the
@@ -269,28 +276,11 @@ class Debugger {
   std::chrono::milliseconds requestTimeout{3000};
 
  private:
-  /// `handler` with `data` on every rank of `targets`: through the tree when
-  /// enabled (falling back to direct connections if the gateway fails), else
-  /// directly. Returns the merged payload of the answering ranks (in rank
-  /// order) and, per rank that did not answer, why.
-  struct Gathered {
-    std::vector<std::uint8_t> payload;        ///< tree: merged records
-    std::map<int, std::vector<std::uint8_t>> byRank;  ///< direct: each reply
-    std::map<int, std::string> missing;
-  };
   /// The top `depth` frames of `rank` from its gdb session (empty when gdb
   /// gives none).
   std::vector<std::string> heldFrames(int rank, int depth);
   /// The queue state of a rank held by gdb, read from its memory through the mqs DLL.
   Expected<ccs::proto::RankQueues> readHeldRank(const RankInfo& info);
-  Gathered gather(const std::vector<RankInfo>& targets, std::string_view handler,
-                  const std::vector<std::uint8_t>& data);
-  /// Of `missing` (rank -> why it did not answer), the ranks the job has
-  /// seen end, with how (RankInfo::endedPhrase), after waiting up to a
-  /// second for every one of them to be reported ended: a rank that dies
-  /// during the exchange (a crash just after a continue) refuses the retry
-  /// before its event channel or the launcher tells the job.
-  std::map<int, std::string> endedMeanwhile(const std::map<int, std::string>& missing);
   /// Ranks attached by pid whose process is gone are marked lost.
   void refreshProcesses();
   /// The queue state of a rank attached by pid: the MPI's message-queue DLL
@@ -307,6 +297,9 @@ class Debugger {
   LauncherFamily launcherFamily_ = LauncherFamily::Other;
   std::unique_ptr<GdbPool> gdb_;
   std::unique_ptr<RankChannels> channels_;
+  /// The ranks' runtimes over channels_, and the router in front of them.
+  std::unique_ptr<RuntimeRanks> backend_;
+  std::unique_ptr<RankRouter> router_;
   std::map<int, BreakpointEntry> breakpoints_;
   int nextBreakpointId_ = 1;
   /// When each rank was last let go (continue, step): a rank released inside

@@ -1,87 +1,32 @@
-// The Debugger asks and tells the ranks: requests gathered through the
-// forwarding tree or rank by rank, status views, collective states, continue
-// and the other control requests, and the waits for a stop or a settled job.
+// The Debugger asks and tells the ranks through its RankRouter: status views,
+// collective states, continue and the other control requests, and the waits
+// for a stop or a settled job.
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "debugger/core/Debugger.hpp"
+#include "debugger/core/RankRequests.hpp"
 
 namespace mpidbg::core {
 
 namespace proto = ccs::proto;
 
-Debugger::Gathered Debugger::gather(const std::vector<RankInfo>& targets, std::string_view handler,
-                                    const std::vector<std::uint8_t>& data) {
-  Gathered out;
-  if (!channels_ || targets.empty()) return out;
-  std::string treeFailure;
-  if (useTree && targets.size() > 1) {
-    ccs::ForwardRequest request;
-    request.deadline = requestTimeout;
-    request.fanOut = treeFanOut;
-    request.inner.pe = ccs::kBroadcastPe;
-    request.inner.handler = std::string(handler);
-    request.inner.data = data;
-    for (const auto& info : targets)  // sorted by rank: the lowest is the gateway
-      request.table.push_back(ccs::PeerEntry{info.rank, info.endpoint.host, info.endpoint.port});
-    auto reply = channels_->forward(targets.front(), request);
-    if (reply && !reply->error) {
-      out.payload = std::move(reply->payload);
-      for (const auto& m : reply->missing) out.missing[m.pe] = m.reason;
-      return out;
-    }
-    treeFailure = reply ? *reply->error : reply.error().message;
-  }
-  for (auto& [rank, reply] : channels_->query(targets, handler, data, requestTimeout)) {
-    if (reply) out.byRank[rank] = std::move(*reply);
-    else out.missing[rank] = reply.error().message;
-  }
-  // A gateway that does not answer directly either has ended or is ending
-  // (the job finishing): its own entry in `missing` says so, and the tree's
-  // failure is no news. Otherwise the tree failed on its own: said.
-  if (!treeFailure.empty() && !out.missing.count(targets.front().rank))
-    notify_("forwarding tree failed (" + treeFailure + "); asked each rank directly");
-  return out;
-}
-
-namespace {
-
-std::string_view textOf(const std::vector<std::uint8_t>& bytes) {
-  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
-}
-
-}  // namespace
-
 std::vector<RankView> Debugger::views(const RankSet& ranks) {
   refreshProcesses();
+  auto answers = router_->ask<proto::RankStatus>(ranks.empty() ? RankSet::all(job_.size()) : ranks, StatusRequest{},
+                                                 /*waitForEnds=*/false);
   std::vector<RankView> views;
-  std::vector<RankInfo> reachable;
-  for (auto& info : job_.snapshot()) {
-    if (!ranks.empty() && !ranks.contains(info.rank)) continue;
-    if (info.reachable()) reachable.push_back(info);
-    views.push_back(RankView{std::move(info), std::nullopt, {}, std::nullopt});
-  }
-  Gathered gathered = gather(reachable, proto::kStatusHandler, {});
-  std::map<int, proto::RankStatus> statuses;
-  std::map<int, std::string> bad;
-  auto take = [&](std::string_view text, int from) {
-    auto decoded = proto::decodeRankStatuses(text);
-    if (!decoded) {
-      bad[from] = "bad status reply: " + decoded.error().message;
-      return;
+  for (auto& [r, info] : answers.sort.infos) {
+    RankView view{std::move(info), std::nullopt, {}, std::nullopt};
+    auto reply = answers.replies.find(r);
+    if (answers.sort.refused.count(r) || reply == answers.replies.end()) {
+      views.push_back(std::move(view));
+      continue;
     }
-    for (auto& s : *decoded) {
-      if (s.stopNumber != 0) job_.sawStop(s.rank, s.stopNumber);
-      statuses[s.rank] = std::move(s);
-    }
-  };
-  if (!gathered.payload.empty()) take(textOf(gathered.payload), -1);
-  for (const auto& [rank, bytes] : gathered.byRank) take(textOf(bytes), rank);
-  for (auto& view : views) {
-    const int r = view.info.rank;
-    if (auto it = statuses.find(r); it != statuses.end()) {
-      view.status = std::move(it->second);
+    if (reply->second) {
+      view.status = std::move(*reply->second);
+      if (view.status->stopNumber != 0) job_.sawStop(r, view.status->stopNumber);
       if (view.status->call) {
         std::lock_guard lock(resumedMutex_);
         if (auto resumed = resumedAt_.find(r); resumed != resumedAt_.end()) {
@@ -91,71 +36,52 @@ std::vector<RankView> Debugger::views(const RankSet& ranks) {
               std::min<std::uint64_t>(view.status->call->elapsedUs, static_cast<std::uint64_t>(since.count()));
         }
       }
-      continue;
+    } else {
+      // The rank may have exited while we asked: prefer the job's record.
+      if (auto fresh = job_.rank(r)) view.info = *fresh;
+      auto silent = answers.silent.find(r);
+      view.queryError = silent != answers.silent.end() ? silent->second : reply->second.error().message;
     }
-    if (!view.info.reachable()) continue;
-    // The rank may have exited while we asked: prefer the job's record.
-    if (auto fresh = job_.rank(r)) view.info = *fresh;
-    if (auto m = gathered.missing.find(r); m != gathered.missing.end()) view.queryError = m->second;
-    else if (auto b = bad.find(r); b != bad.end()) view.queryError = b->second;
-    else if (auto all = bad.find(-1); all != bad.end()) view.queryError = all->second;
-    else view.queryError = "no status in the reply";
+    views.push_back(std::move(view));
   }
   return views;
 }
 
 std::map<int, std::vector<proto::CommState>> Debugger::collectiveStates() {
-  std::vector<RankInfo> reachable;
-  for (auto& info : job_.snapshot())
-    if (info.reachable()) reachable.push_back(info);
-  Gathered gathered = gather(reachable, proto::kCollectivesHandler, {});
+  auto answers = router_->ask<std::vector<proto::CommState>>(RankSet::all(job_.size()), CollectivesRequest{},
+                                                              /*waitForEnds=*/false);
+  for (const auto& [from, why] : answers.unreadable)
+    notify_((from >= 0 ? "rank " + std::to_string(from) : std::string("the tree")) +
+            " sent a bad collectives reply: " + why);
   std::map<int, std::vector<proto::CommState>> out;
-  auto take = [&](std::string_view text, int from) {
-    auto states = proto::decodeCommStates(text);
-    if (!states) {
-      notify_((from >= 0 ? "rank " + std::to_string(from) : std::string("the tree")) +
-              " sent a bad collectives reply: " + states.error().message);
-      return;
-    }
-    for (auto& state : *states) {
-      const int rank = state.worldRank >= 0 ? state.worldRank : from;
-      if (rank >= 0) out[rank].push_back(std::move(state));
-    }
-  };
-  if (!gathered.payload.empty()) take(textOf(gathered.payload), -1);
-  for (const auto& [rank, bytes] : gathered.byRank) take(textOf(bytes), rank);
+  for (auto& [rank, states] : answers.replies)
+    if (states && !states->empty()) out[rank] = std::move(*states);
   return out;
 }
 
 std::map<int, std::string> Debugger::continueRanks(const RankSet& ranks) {
+  const RankSort sorted = router_->sort(ranks);
   std::map<int, std::string> problems;
-  std::vector<RankInfo> targets;
-  for (auto& info : job_.snapshot()) {
-    if (!ranks.contains(info.rank)) continue;
-    if (info.heldByGdb)
-      problems[info.rank] = "is held by gdb (release it with: gdb detach " + std::to_string(info.rank) + ")";
-    else if (info.ended())
-      problems[info.rank] = info.endedPhrase();
-    else if (info.noRuntime)
-      problems[info.rank] = std::string(kNoRuntime);
-    else
-      targets.push_back(info);
-  }
+  for (const auto& [rank, reach] : sorted.refused)
+    if (reach != RankReach::NotRegistered) problems[rank] = sorted.why.at(rank);
+  const std::vector<RankInfo>& targets = sorted.reachable;
   // Quote the stops seen so far: a breakpoint hit that crosses this
-  // continue on the wire stays stopped (and its event is shown).
+  // continue on the wire stays stopped (and its event is shown). The reply
+  // is empty: only who did not answer counts.
   proto::ContinueRequest request;
   for (const auto& info : targets) request.seen[info.rank] = info.lastStop;
   const std::string data = proto::encode(request);
   const auto missing =
-      gather(targets, proto::kContinueHandler, std::vector<std::uint8_t>(data.begin(), data.end())).missing;
+      router_->backend().gather(targets, proto::kContinueHandler, std::vector<std::uint8_t>(data.begin(), data.end()))
+          .missing;
   for (const auto& info : targets)
     if (!missing.count(info.rank)) job_.continued(info.rank, info.lastStop);
   noteResumed(targets, missing);
   // A rank that ended during the exchange is no longer stopped: nothing is
   // left to continue, and its end is reported as an event of its own.
-  const auto ended = endedMeanwhile(missing);
+  const auto ended = router_->backend().endedMeanwhile(missing);
   for (const auto& [rank, why] : missing)
-    if (!ended.count(rank)) problems[rank] = "did not answer: " + why;
+    if (!ended.count(rank)) problems[rank] = RankRouter::notAnswered(why);
   return problems;
 }
 
@@ -166,90 +92,33 @@ void Debugger::noteResumed(const std::vector<RankInfo>& ranks, const std::map<in
     if (!missing.count(info.rank)) resumedAt_[info.rank] = now;
 }
 
-std::map<int, std::string> Debugger::endedMeanwhile(const std::map<int, std::string>& missing) {
-  std::map<int, std::string> ended;
-  if (missing.empty()) return ended;
-  auto look = [&] {
-    ended.clear();
-    for (const auto& [rank, why] : missing)
-      if (auto info = job_.rank(rank); info && info->ended()) ended[rank] = info->endedPhrase();
-    return ended.size() == missing.size();
-  };
-  // waitUntil asks `look` last after its last wait, so `ended` is current.
-  job_.waitUntil(look, std::chrono::milliseconds(1000), {});
-  return ended;
-}
-
-std::map<int, Debugger::ControlOutcome> Debugger::control(const RankSet& ranks,
-                                                          std::string_view handler,
+std::map<int, Debugger::ControlOutcome> Debugger::control(const RankSet& ranks, std::string_view handler,
                                                           const std::string& data) {
+  auto answers = router_->ask<proto::ControlReply>(ranks, ControlRequest{handler, data});
+  if (handler == proto::kStepHandler) noteResumed(answers.sort.reachable, answers.silent);
   std::map<int, ControlOutcome> outcomes;
-  std::vector<RankInfo> targets;
-  for (auto& info : job_.snapshot()) {
-    if (!ranks.contains(info.rank)) continue;
-    if (info.heldByGdb)
-      outcomes[info.rank] = {false, "held by gdb", true};
-    else if (info.ended())
-      outcomes[info.rank] = {false, info.endedPhrase()};
-    else if (info.noRuntime)
-      outcomes[info.rank] = {false, std::string(kNoRuntime)};
+  for (auto& [rank, reply] : answers.replies) {
+    const auto refused = answers.sort.refused.find(rank);
+    if (refused != answers.sort.refused.end() && refused->second == RankReach::NotRegistered) continue;
+    if (refused != answers.sort.refused.end() && refused->second == RankReach::HeldByGdb)
+      outcomes[rank] = {false, std::string(RankRouter::kHeldByGdb), true};
+    else if (reply)
+      outcomes[rank] = {reply->ok, reply->message};
     else
-      targets.push_back(info);
+      outcomes[rank] = {false, reply.error().message};
   }
-  Gathered gathered = gather(targets, handler, std::vector<std::uint8_t>(data.begin(), data.end()));
-  if (handler == proto::kStepHandler) noteResumed(targets, gathered.missing);
-  auto take = [&](std::string_view text) {
-    auto replies = proto::decodeControlReplies(text);
-    if (!replies) return;
-    for (const auto& r : *replies)
-      if (r.rank >= 0) outcomes[r.rank] = {r.ok, r.message};
-  };
-  take(textOf(gathered.payload));
-  for (const auto& [rank, bytes] : gathered.byRank) take(textOf(bytes));
-  const auto ended = endedMeanwhile(gathered.missing);
-  for (const auto& [rank, why] : gathered.missing)
-    outcomes[rank] = {false, ended.count(rank) ? ended.at(rank) : "did not answer: " + why};
-  for (const auto& info : targets)
-    if (!outcomes.count(info.rank)) outcomes[info.rank] = {false, "sent no reply"};
   return outcomes;
 }
 
 std::map<int, Expected<std::vector<std::uint8_t>>> Debugger::queryEach(const RankSet& ranks,
                                                                       std::string_view handler,
                                                                       const std::vector<std::uint8_t>& data) {
-  std::map<int, Expected<std::vector<std::uint8_t>>> out;
-  std::vector<RankInfo> targets;
-  std::map<int, RankInfo> known;
-  for (auto& info : job_.snapshot()) known[info.rank] = info;
-  for (int rank : ranks) {
-    auto it = known.find(rank);
-    if (it == known.end()) out.emplace(rank, fail("rank " + std::to_string(rank) + " has not registered"));
-    else if (it->second.heldByGdb)
-      out.emplace(rank, fail("rank " + std::to_string(rank) + " is held by gdb (its runtime cannot answer; "
-                             "'gdb detach' first)"));
-    else if (it->second.noRuntime && !it->second.ended())
-      out.emplace(rank, fail("rank " + std::to_string(rank) + " " + std::string(kNoRuntime)));
-    else if (!it->second.reachable())
-      out.emplace(rank, fail("rank " + std::to_string(rank) + " " + it->second.endedPhrase()));
-    else targets.push_back(it->second);
-  }
-  if (!channels_) {
-    for (const auto& info : targets) out.emplace(info.rank, fail("no job"));
-    return out;
-  }
-  for (auto& [rank, reply] : channels_->query(targets, handler, data, requestTimeout)) out.emplace(rank, std::move(reply));
-  return out;
+  return router_->askEach(ranks, handler, data);
 }
 
 std::pair<std::string, std::map<int, std::string>> Debugger::collect(const RankSet& ranks,
                                                                      std::string_view handler) {
-  std::vector<RankInfo> targets;
-  for (auto& info : job_.snapshot())
-    if (ranks.contains(info.rank) && info.reachable()) targets.push_back(info);
-  Gathered gathered = gather(targets, handler, {});
-  std::string text(textOf(gathered.payload));
-  for (const auto& [rank, bytes] : gathered.byRank) text += std::string(textOf(bytes));
-  return {std::move(text), std::move(gathered.missing)};
+  return router_->collect(ranks, handler);
 }
 
 bool Debugger::waitForEvent(std::chrono::milliseconds timeout, std::chrono::milliseconds blockedAfter,

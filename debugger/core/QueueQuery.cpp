@@ -63,25 +63,23 @@ HangInput Debugger::queueStates(const RankSet& wanted) {
   input.worldSize = job_.size();
   const RankSet ranks = wanted.empty() ? RankSet::all(job_.size()) : wanted;
   refreshProcesses();
+  const RankSort sorted = router_->sort(ranks);
   RankSet reachable;
-  for (const auto& info : job_.snapshot()) {
-    if (!ranks.contains(info.rank)) continue;
-    if (info.ended()) {
-      input.ended[info.rank] = info.describeEnd();
-    } else if (info.noRuntime && !info.heldByGdb) {
-      auto q = readProcessRank(info);
-      if (q) input.ranks.push_back(std::move(*q));
-      else input.unreadable[info.rank] = q.error().message;
-    } else if (info.heldByGdb) {
-      auto q = readHeldRank(info);
-      if (q) {
-        input.ranks.push_back(std::move(*q));
-      } else {
-        input.unreadable[info.rank] = "held by gdb; " + q.error().message;
-      }
-    } else {
-      reachable.insert(info.rank);
+  for (const auto& info : sorted.reachable) reachable.insert(info.rank);
+  // The ranks whose runtime cannot answer are read otherwise: ended ones say
+  // how they ended, held ones are read from memory, ones without a runtime
+  // through the mqs DLL or their stack frames.
+  for (const auto& [rank, reach] : sorted.refused) {
+    if (reach == RankReach::NotRegistered) continue;  // markMissing lists them
+    const RankInfo& info = sorted.infos.at(rank);
+    if (reach == RankReach::Ended) {
+      input.ended[rank] = info.describeEnd();
+      continue;
     }
+    auto q = reach == RankReach::HeldByGdb ? readHeldRank(info) : readProcessRank(info);
+    if (q) input.ranks.push_back(std::move(*q));
+    else input.unreadable[rank] = (reach == RankReach::HeldByGdb ? std::string(RankRouter::kHeldByGdb) + "; " : "") +
+                                  q.error().message;
   }
   if (!reachable.empty()) {
     auto [text, missing] = collect(reachable, proto::kQueuesHandler);

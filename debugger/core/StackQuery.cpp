@@ -235,20 +235,21 @@ StackInput Debugger::stacks(const RankSet& wanted) {
   StackInput input;
   const RankSet ranks = wanted.empty() ? RankSet::all(job_.size()) : wanted;
   refreshProcesses();
+  RankSort sorted = router_->sort(ranks);
   RankSet reachable, held;
-  std::map<int, RankInfo> infos;
+  std::map<int, RankInfo>& infos = sorted.infos;
   // Ranks whose runtime cannot answer, and why: they are asked through gdb.
   std::map<int, std::string> viaGdb;
-  for (const auto& info : job_.snapshot()) {
-    if (!ranks.contains(info.rank)) continue;
-    infos[info.rank] = info;
-    if (info.ended()) input.failed[info.rank] = info.describeEnd();
-    else if (info.heldByGdb) held.insert(info.rank);
-    else if (info.noRuntime) viaGdb[info.rank] = "no mpidbg runtime";
-    else reachable.insert(info.rank);
+  for (const auto& info : sorted.reachable) reachable.insert(info.rank);
+  for (const auto& [rank, reach] : sorted.refused) {
+    switch (reach) {
+      case RankReach::Reachable: break;
+      case RankReach::NotRegistered: input.failed[rank] = "not registered"; break;
+      case RankReach::Ended: input.failed[rank] = infos.at(rank).describeEnd(); break;
+      case RankReach::HeldByGdb: held.insert(rank); break;
+      case RankReach::NoRuntime: viaGdb[rank] = "no mpidbg runtime"; break;
+    }
   }
-  for (int r : ranks)
-    if (!infos.count(r)) input.failed[r] = "not registered";
 
   if (!reachable.empty()) {
     auto [text, missing] = collect(reachable, proto::kStacksHandler);
@@ -280,11 +281,11 @@ StackInput Debugger::stacks(const RankSet& wanted) {
   if (!held.empty()) {
     for (auto& [rank, out] : gdb_->run(held, std::string(kGdbStacksCommand) + " -no-filters")) {
       if (!out) {
-        input.failed[rank] = "held by gdb, which failed: " + out.error().message;
+        input.failed[rank] = std::string(RankRouter::kHeldByGdb) + ", which failed: " + out.error().message;
         continue;
       }
       input.viaGdb[rank] = parseAllThreads(*out);
-      input.gdbReason[rank] = "held by gdb";
+      input.gdbReason[rank] = std::string(RankRouter::kHeldByGdb);
       readModules(rank);
     }
   }

@@ -26,7 +26,7 @@ std::string_view peStateName(PeState state) {
     case PeState::Frozen: return "frozen";
     case PeState::AtBreakpoint: return "at breakpoint";
     case PeState::Aborted: return "aborted";
-    case PeState::HeldByGdb: return "held by gdb";
+    case PeState::HeldByGdb: return RankRouter::kHeldByGdb;
     case PeState::Ended: return "ended";
     case PeState::Unknown: return "not answering";
   }

@@ -43,12 +43,15 @@ std::optional<CharmJob::Unreachable> CharmJob::unreachable(int pe) {
   if (pe < 0 || pe >= pes_)
     return Unreachable{PeState::Unknown, "no PE " + std::to_string(pe) + " (the program has " + std::to_string(pes_) + ")"};
   if (launcher_ && launcher_->poll()) return Unreachable{PeState::Ended, "ended (charmrun ended)"};
+  // The same sorting, and the same words for a held PE, as an mpidbg rank's
+  // (RankRouter); a PE's end is "ended" (charmrun reports no exit per PE).
   for (const auto& info : debugger_.job().snapshot())
     if (info.rank == pe) {
-      if (info.heldByGdb)
-        return Unreachable{PeState::HeldByGdb, "held by gdb: its scheduler cannot answer (release it with: gdb detach " +
-                                                   std::to_string(pe) + ")"};
-      if (info.ended()) return Unreachable{PeState::Ended, "ended"};
+      switch (const RankReach reach = RankRouter::reachOf(info)) {
+        case RankReach::Ended: return Unreachable{PeState::Ended, "ended"};
+        case RankReach::HeldByGdb: return Unreachable{PeState::HeldByGdb, RankRouter::refusal(reach, info)};
+        default: break;
+      }
     }
   return std::nullopt;
 }

@@ -60,7 +60,7 @@ std::string expectedStatus(long n) {
          "] blocked in MPI_Recv(source=0, tag=42, comm=MPI_COMM_WORLD)\n";
 }
 
-/// One broadcast as Debugger::gather and Debugger::views make it, then
+/// One broadcast as RuntimeRanks::gather and Debugger::views make it, then
 /// renderStatus.
 struct Broadcast {
   double treeMs = 0, frontEndMs = 0, cpuMs = 0;
