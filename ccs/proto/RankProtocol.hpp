@@ -119,7 +119,7 @@ struct CommState {
   /// may differ (MPICH's rank 0 holds other handles for the same
   /// MPI_Comm_dup than the other ranks). Made by the runtime for
   /// MPI_COMM_WORLD and the communicators of interposed constructors
-  /// (runtime/CommWrappers.cpp; runtime/CommRegistry.hpp childUid); 0 for
+  /// (runtime/CommWrappers.cpp; runtime/CommTable.hpp childUid); 0 for
   /// the others.
   std::uint64_t uid = 0;
   /// World rank of the process reporting this state (key `world`, optional;

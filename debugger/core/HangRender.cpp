@@ -183,6 +183,20 @@ std::string renderHang(const HangVerdict& v) {
            " [mpidbg-rank-dependent-collective].\n";
   for (const auto& line : heldLines(v))
     out += (v.onlyHeld ? "No hang of the program: " : "Held by the debugger: ") + line + ".\n";
+  // A held rank nobody is seen waiting for, beside ranks whose waits the
+  // verdict does not follow (a flush of every target, say): they may wait
+  // for it, so it is named before any search for a cycle among them.
+  if (v.cycles.empty() && !v.unfollowed.empty()) {
+    RankSet idle;
+    std::string how;
+    for (const auto& [rank, h] : v.held)
+      if (h.waiters.empty()) {
+        idle.insert(rank);
+        if (how.empty()) how = h.how;
+      }
+    if (!idle.empty())
+      out += "Held by the debugger: the ranks not followed may wait for " + heldPhrase(idle, how) + ".\n";
+  }
   for (const auto& [rank, doing] : v.culprits)
     out += "Waited for: rank " + std::to_string(rank) + " is " + doing + ".\n";
   if (v.cycles.empty() && !v.unfollowed.empty()) {

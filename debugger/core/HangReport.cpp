@@ -193,7 +193,8 @@ void Analyzer::edge(int from, int to, const std::string& why, bool any) {
 
 /// `rank` waits in collective number `seq` (`function`, `root` or -1) on
 /// its communicator `comm`: every member that has not issued that call
-/// yet, or issued a different one there, is waited for. On an
+/// yet, or issued a different one there, or is held by the debugger inside
+/// it, is waited for. On an
 /// intercommunicator (MPI 4.0, 6.2.2) the members are the remote group's,
 /// as `comm` holds them; a rooted collective's root passes MPI_ROOT and
 /// waits for them all, the other members of its group pass MPI_PROC_NULL
@@ -219,6 +220,14 @@ void Analyzer::waitCollective(int rank, const proto::CommQueues& comm, std::uint
     }
     const proto::CommQueues* mc = inter ? interCounterpart(*it->second.q, rank, comm) : commById(*it->second.q, id);
     if (!mc || mc->collSeq < seq) {
+      edge(rank, m, why);
+      continue;
+    }
+    // A member the debugger holds inside this very collective cannot
+    // complete it: `rank` waits for it (the verdict then names the hold,
+    // never a deadlock).
+    if (it->second.kind == Kind::Held && mc->collSeq == seq && it->second.q->call &&
+        it->second.q->call->function == function && commOf(*it->second.q, it->second.q->call->comm) == mc) {
       edge(rank, m, why);
       continue;
     }

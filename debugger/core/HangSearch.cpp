@@ -14,6 +14,7 @@
 
 #include "debugger/core/Grouping.hpp"
 #include "debugger/core/HangDetail.hpp"
+#include "debugger/core/Intercomm.hpp"
 #include "debugger/core/StatusReport.hpp"
 #include "mpidbg/Text.hpp"
 
@@ -162,8 +163,15 @@ void Analyzer::compareCommunicators() {
     // "win 0x...": Open MPI's handles are addresses) each member holds:
     // the uid alone identifies it; without a uid the handle tells them
     // apart.
+    // An intercommunicator has no uid, and the members of one group may
+    // hold different handles for it (MPICH's do): the remote group it
+    // reaches (Intercomm.hpp) tells it apart.
     const bool byUid = comm->state.uid != 0;
-    const std::string identity = byUid ? "uid " + hexText(comm->state.uid) : "handle " + hexText(call.comm);
+    std::string identity = byUid ? "uid " + hexText(comm->state.uid) : "handle " + hexText(call.comm);
+    if (!byUid && isInter(*comm, rank)) {
+      identity = "remote group";
+      for (const std::int32_t w : comm->worldRanks) identity += " " + std::to_string(w);
+    }
     const std::string name = byUid ? (comm->state.name.empty() ? identity : comm->state.name + " (" + identity + ")")
                                    : commName(comm, call.comm) + " (" + identity + ")";
     shown.emplace(identity, name);
@@ -515,7 +523,8 @@ void Analyzer::compareFrames() {
 
 /// In order of interest, at most 8 (few enough to attach gdb to at once):
 /// ranks others wait for outside MPI, ranks that fell behind a collective,
-/// the odd ones out of a sequence mismatch, one cycle, dead-end waiters.
+/// the odd ones out of a sequence mismatch, one cycle, dead-end waiters,
+/// and the ranks not followed unless a rank is held.
 void Analyzer::suggest() {
   std::vector<int> order;
   for (const auto& [r, _] : v_.culprits) order.push_back(r);
@@ -523,7 +532,10 @@ void Analyzer::suggest() {
   order.insert(order.end(), mismatched_.begin(), mismatched_.end());
   if (!v_.cycles.empty()) order.insert(order.end(), v_.cycles.front().begin(), v_.cycles.front().end());
   order.insert(order.end(), dead_.begin(), dead_.end());
-  for (const auto& [r, _] : v_.unfollowed) order.push_back(r);
+  // Beside a held rank, a rank whose waits are not followed may only wait
+  // for it: continuing the held rank comes first, not gdb on the waiter.
+  if (v_.held.empty() || !v_.cycles.empty())
+    for (const auto& [r, _] : v_.unfollowed) order.push_back(r);
   for (int r : order) {
     if (v_.suggested.size() >= 8) break;
     v_.suggested.insert(r);

@@ -79,6 +79,22 @@ TEST_CASE("hang: a held rank in MPI_Finalize or a collective is held, not a byst
   CHECK(renderHang(v).find("No hang of the program: ranks [0-1] wait for rank 2, which you froze (continue 2).") !=
         std::string::npos);
 
+  // Frozen inside the very collective the others wait in (NWChem, rank 1
+  // frozen in its MPI_Allreduce #50): they wait for it, which is no cycle
+  // and no "rank may still be on its way".
+  in = HangInput{};
+  in.worldSize = 3;
+  for (int r : {0, 1, 2}) in.ranks.push_back(rank(r, 3, 1, collective("MPI_Allreduce", 1), {rec(1, "MPI_Allreduce")}));
+  in.ranks.back().held = "frozen (--now) in MPI_Allreduce(count=1)";
+  v = analyzeHang(in);
+  CHECK(hasEdge(v, 0, 2));
+  CHECK(hasEdge(v, 1, 2));
+  CHECK_FALSE(hasEdge(v, 0, 1));  // both inside it, neither held: no wait between them
+  CHECK(v.cycles.empty());
+  CHECK(v.onlyHeld);
+  CHECK(renderHang(v).find("No hang of the program: ranks [0-1] wait for rank 2, which you froze (continue 2).") !=
+        std::string::npos);
+
   // Frozen inside MPI_Finalize: held, and a receive from it is no dead end
   // of the program.
   in = HangInput{};
@@ -91,6 +107,30 @@ TEST_CASE("hang: a held rank in MPI_Finalize or a collective is held, not a byst
   CHECK(v.states.at(1) == "held: frozen (--now) in MPI_Finalize");
   CHECK(v.deadEnds.empty());
   CHECK(v.onlyHeld);
+}
+
+TEST_CASE("hang: a rank whose wait is not followed, beside a held rank, may wait for it", "[hang][held]") {
+  // NWChem: rank 0 in MPI_Win_flush_local_all (no target: not followed),
+  // rank 1 frozen in MPI_Barrier. Not "look first at rank 0".
+  HangInput in;
+  in.worldSize = 2;
+  in.ranks.push_back(rank(0, 2, 0, plainCall("MPI_Win_flush_local_all")));
+  in.ranks.push_back(rank(1, 2, 1, collective("MPI_Barrier", 1), {rec(1, "MPI_Barrier")}));
+  in.ranks.back().held = "frozen (--now) in MPI_Barrier";
+  HangVerdict v = analyzeHang(in);
+  REQUIRE(v.unfollowed.count(0));
+  CHECK(v.cycles.empty());
+  CHECK(v.suggested.empty());
+  const std::string text = renderHang(v);
+  CHECK(text.find("Held by the debugger: the ranks not followed may wait for rank 1, which you froze (continue 1).") !=
+        std::string::npos);
+  CHECK(text.find("Look first at") == std::string::npos);
+
+  // Without the hold, the rank not followed is still the one to look at.
+  in.ranks.back().held.clear();
+  v = analyzeHang(in);
+  CHECK(v.suggested.contains(0));
+  CHECK(renderHang(v).find("Held by the debugger") == std::string::npos);
 }
 
 TEST_CASE("hang: a real cycle beside a held rank is still a deadlock", "[hang][held]") {
