@@ -324,7 +324,30 @@ namespace {
 /// of other sizes. With a member of the remote group that answered and holds
 /// the other side (interCounterpart, whose members are `rank`'s group):
 /// the size of both groups and the lowest world rank of either, the same on
-/// both sides (so one identity when they hold the same handle value).
+/// both sides. The members of one group may hold different handles for it
+/// (MPICH's do, and another intercommunicator's members the same value), so
+/// its two groups name it: a uid made from their world ranks (interUid),
+/// unless `rank` holds another intercommunicator to the same remote group,
+/// which the groups could not tell apart (then each handle stays its own).
+/// A uid for the intercommunicator between world-rank groups `a` and `b`,
+/// the same whichever group is `a`: FNV-1a over the smaller group's ranks
+/// then the other's, with the top bit set (the runtime's uids of
+/// intracommunicators, CommTable.hpp, are made otherwise; never 0).
+std::uint64_t interUid(const std::vector<std::int32_t>& a, const std::vector<std::int32_t>& b) {
+  const bool aFirst = a < b;
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (const auto* g : {aFirst ? &a : &b, aFirst ? &b : &a}) {
+    for (std::int32_t r : *g)
+      for (int i = 0; i < 4; ++i) {
+        h ^= (static_cast<std::uint32_t>(r) >> (8 * i)) & 0xffu;
+        h *= 0x100000001b3ull;
+      }
+    h ^= 0xffu;  // the groups' boundary
+    h *= 0x100000001b3ull;
+  }
+  return h | (1ull << 63);
+}
+
 void bothGroups(proto::CommState& s, int rank, const proto::CommQueues& c,
                 const std::map<int, const proto::RankQueues*>& byRank) {
   for (int m : c.worldRanks) {
@@ -337,6 +360,11 @@ void bothGroups(proto::CommState& s, int rank, const proto::CommQueues& c,
     all.erase(-1);  // processes outside the job
     s.size = static_cast<std::int32_t>(c.worldRanks.size() + other->worldRanks.size());
     if (!all.empty()) s.rootWorldRank = *all.begin();
+    int sameGroups = 0;
+    if (const auto self = byRank.find(rank); self != byRank.end())
+      for (const auto& d : self->second->comms)
+        if (isInter(d, rank) && d.worldRanks == c.worldRanks) ++sameGroups;
+    if (sameGroups == 1) s.uid = interUid(c.worldRanks, other->worldRanks);
     return;
   }
 }

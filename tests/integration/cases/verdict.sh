@@ -294,8 +294,12 @@ case_verdict_intercommunicator_bcast_waits_for_its_root() {
   # inter_bcast (issue 23): on an intercommunicator the odd group waits in
   # MPI_Bcast for the even group's root (world rank 0) alone, not for world
   # rank 2, which passed MPI_PROC_NULL and went on to MPI_Barrier.
-  run_mpidbg 120 -ex run -ex 'wait 10' -ex hang -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/inter_bcast"
+  run_mpidbg 120 -ex run -ex 'wait 10' -ex collectives -ex hang -ex kill -- "$mpiexec" -n 4 "$verdict_hangs/inter_bcast"
   check_rc 0 &&
+  # One communicator of both groups, whatever handles MPICH gives its members.
+  check_contains "$(section collectives)" "  Ranks [1,3] are in call 1 to MPI_Bcast at inter_bcast.c:23 in main." "collectives" &&
+  check_contains "$(section collectives)" "  Rank 2 has made 1 call to MPI_Bcast and is blocked in MPI_Barrier" "collectives (MPI_PROC_NULL counts)" &&
+  check_not_contains "$(section collectives)" "did not report" "collectives (every member answered)" &&
   # MPICH gives ranks 1 and 3 different handles for it: two lines.
   check_matches "$out" '^  \[1\] -> \[0\]  in MPI_Bcast\(root=0\) \(call 1 on comm 0x[0-9a-f]+\)$' "hang (rank 1 waits for the root)" &&
   check_matches "$out" '^  \[3\] -> \[0\]  in MPI_Bcast\(root=0\) \(call 1 on comm 0x[0-9a-f]+\)$' "hang (rank 3 waits for the root)" &&

@@ -4,6 +4,8 @@
 // intercommunicators (MPI 4.0, 6.2.2).
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "HangInputBuilders.hpp"
 #include "ccs/proto/CollectiveRoot.hpp"
 #include "debugger/core/CollectiveReport.hpp"
@@ -222,6 +224,46 @@ TEST_CASE("collectives report: an intercommunicator's two groups are one communi
                                      "  Rank 0 has made 0 calls to MPI_Bcast and is in an unknown state.\n"));
   CHECK(text.find("Communicator inter") == text.rfind("Communicator inter"));
   CHECK_THAT(text, !Catch::Contains("did not report"));
+}
+
+TEST_CASE("collectives report: an intercommunicator is one whatever handles its members hold", "[core][report][inter]") {
+  // MPICH (examples/hangs/inter_bcast): ranks 1 and 3, one group, hold
+  // 0x84000002 and 0x84000001 for it, and rank 2 of the other group holds
+  // 0x84000001 too. One communicator of 4, every member reported.
+  HangInput in;
+  in.worldSize = 4;
+  const std::uint64_t handles[] = {0x84000002, 0x84000002, 0x84000001, 0x84000001};
+  in.ranks.push_back(interRank(0, 0, p2p("MPI_Recv", "source", 1, 5), {}, handles[0]));
+  for (int r : {1, 2, 3}) {
+    const auto h = handles[static_cast<std::size_t>(r)];
+    in.ranks.push_back(interRank(r, 1, interBcast(r == 2 ? proto::kRootProcNull : 0, h), {}, h));
+    auto& state = in.ranks.back().comms.back().state;
+    state.counts[static_cast<std::size_t>(proto::CollClass::Bcast)] = 1;
+    state.active[static_cast<std::size_t>(proto::CollClass::Bcast)] = true;
+  }
+  const auto states = commStatesOf(in);
+  std::set<std::uint64_t> uids;
+  for (const auto& [rank, list] : states) {
+    REQUIRE(list.size() == 2);
+    CHECK(list[1].size == 4);
+    uids.insert(list[1].uid);
+  }
+  CHECK(uids.size() == 1);
+  CHECK(*uids.begin() != 0);
+  const std::string text = renderCollectives({}, states, std::chrono::milliseconds(1000), pendingCollectivesOf(in));
+  CAPTURE(text);
+  CHECK(text.find("Ranks [1-3] are in call 1 to MPI_Bcast.") != std::string::npos);
+  CHECK(text.find("Rank 0 has made 0 calls to MPI_Bcast") != std::string::npos);
+  CHECK_THAT(text, !Catch::Contains("did not report"));
+
+  // A second intercommunicator between the same groups: the groups cannot
+  // tell the two apart, so each handle stays its own communicator.
+  for (auto& q : in.ranks) q.comms.push_back(interComm(q.worldRank / 2, q.comms.back().worldRanks, 0, 0x84000007));
+  for (const auto& [rank, list] : commStatesOf(in)) {
+    REQUIRE(list.size() == 3);
+    CHECK(list[1].uid == 0);
+    CHECK(list[2].uid == 0);
+  }
 }
 
 namespace hang_collective_tests {
