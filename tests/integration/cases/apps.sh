@@ -191,13 +191,16 @@ case_apps_nwchem_frozen_rank_is_held_not_a_deadlock() {
   check_matches "$out" '^Timed out after 3\.[0-9] s; some ranks are still running\.$' "wait 3 (NWChem still running)" &&
   check_matches "$(section hang)" '^  \[1\] held: frozen \(--now\) in ' "hang (rank 1 held)" &&
   # Where rank 0 waits depends on the moment of the freeze. In a collective
-  # rank 1 has not entered (MPI_Allgather, MPI_Allreduce, MPI_Win_create) the
-  # verdict is "No hang of the program: rank 0 waits for rank 1, which you
-  # froze (continue 1)."; not yet when rank 1 was frozen inside the same
-  # collective ("No cycle found: ...") or when rank 0 waits in ARMCI's
+  # rank 1 has not entered (MPI_Allgather, MPI_Allreduce, MPI_Win_create) or
+  # is frozen inside, the verdict is "No hang of the program: rank 0 waits
+  # for rank 1, which you froze (continue 1)."; when rank 0 waits in ARMCI's
   # MPI_Win_flush_local_all (passive target: rank 1 must make progress;
-  # "Not followed: ..."). None is a deadlock.
+  # whom it waits for is not followed), "Held by the debugger: the ranks not
+  # followed may wait for rank 1, ...". Never a deadlock, never "a rank may
+  # still be on its way".
   check_not_contains "$out" "Deadlock" "hang" &&
+  check_not_contains "$out" "without a closed loop" "hang (rank 0 waits for the frozen rank)" &&
+  check_matches "$(section hang)" '^(No hang of the program: rank 0 waits for|Held by the debugger: the ranks not followed may wait for) rank 1, which you froze \(continue 1\)\.$' "hang (the frozen rank named)" &&
   check_matches "$(section where)" '^main > .*  \[0(-1)?\]$' "where (rank 0)" &&
   check_matches "$(section where)" '^main > .*  \[(0-)?1\]$' "where (rank 1)" &&
   check_contains "$out" "Killed the job." "kill"
