@@ -17,7 +17,7 @@ constexpr int kCommReadAttempts = 16;
 
 void storeName(CommRecord& r, std::string_view name) noexcept {
   char bytes[64] = {};
-  std::memcpy(bytes, name.data(), name.size() < 63 ? name.size() : 63);
+  if (!name.empty()) std::memcpy(bytes, name.data(), name.size() < 63 ? name.size() : 63);
   for (std::size_t w = 0; w < r.nameWords.size(); ++w) {
     std::uint64_t word;
     std::memcpy(&word, bytes + 8 * w, 8);
