@@ -181,10 +181,15 @@ case_apps_nwchem_break_stops_every_rank_and_the_same_energy() {
 
 case_apps_nwchem_frozen_rank_is_held_not_a_deadlock() {
   apps_need nwchem.mpich || return 1
-  # The same water in cc-pVTZ with MP2 takes a minute or more: rank 1 is
-  # frozen mid-run and rank 0 waits for it.
+  # The same water in cc-pVTZ, its MP2 energy computed 60 times: rank 1 is
+  # frozen mid-run and rank 0 waits for it. One MP2 energy takes 1-3 s on
+  # 2 ranks (the first 2.5 s, which ended the job before 'freeze' when it
+  # was computed once), so the job runs a minute or more and 'kill' ends it.
   mkdir -p "$work/nw-long"
-  sed -e 's/sto-3g/cc-pvtz/' -e 's/^task scf energy/task mp2 energy/' "$apps_inputs/h2o.nw" >"$work/nw-long/h2o.nw"
+  {
+    sed -e 's/sto-3g/cc-pvtz/' -e '/^task /d' "$apps_inputs/h2o.nw"
+    for _ in $(seq 60); do echo "task mp2 energy"; done
+  } >"$work/nw-long/h2o.nw"
   run_mpidbg 120 -ex run -ex 'wait 3' -ex 'freeze --now 1' -ex 'wait 10' -ex 'wait 10' -ex hang -ex where -ex kill -- \
     "${apps_nwchem[@]}" -wdir "$work/nw-long" nwchem.mpich "$work/nw-long/h2o.nw"
   check_rc 0 &&
