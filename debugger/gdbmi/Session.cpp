@@ -27,6 +27,19 @@ std::string lastLine(std::string_view text) {
   return std::string(nl == std::string_view::npos ? text : text.substr(nl + 1));
 }
 
+/// gdb's message for an ^error, with what it means appended where gdb's own
+/// words do not say it. gdb 13 (Debian 12's) sizes the x86 XSAVE area for
+/// registers up to AVX-512; on a CPU with AMX tile registers (Intel Sapphire
+/// Rapids and later) the kernel's PTRACE_SETREGSET then fails with EFAULT, so
+/// every expression that calls a function in the process fails (fixed in gdb
+/// 14). Reading memory and registers still works.
+std::string explainError(std::string message) {
+  if (message.find("Couldn't write extended state status") != std::string::npos)
+    message += " (this gdb cannot call functions in a process on a CPU with AMX registers, a gdb 13 limit "
+               "fixed in gdb 14: print values without calling functions, or give mpidbg --gdb PATH of a newer gdb)";
+  return message;
+}
+
 }  // namespace
 
 Session::Session(ChildProcess gdb)
@@ -183,7 +196,7 @@ Expected<Reply> Session::consoleReply(std::string_view cliCommand, milliseconds 
   auto reply = command("-interpreter-exec console " + quoteCString(cliCommand), timeout);
   if (!reply) return std::unexpected(reply.error());
   if (reply->isError()) {
-    std::string message = reply->errorMessage();
+    std::string message = explainError(reply->errorMessage());
     if (message.empty()) message = "gdb rejected '" + std::string(cliCommand) + "'";
     return fail(std::move(message));
   }

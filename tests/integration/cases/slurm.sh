@@ -61,8 +61,12 @@ with_slurm() {
 }
 
 slurm_hang_coll_skip() {
+  # The task's SLURMD_NODENAME, read by gdb's Python from /proc/PID/environ:
+  # not 'print getenv(...)', a function call in the process that gdb 13
+  # cannot make on a CPU with AMX registers.
+  local node_of_inferior='[e for e in open("/proc/%d/environ" % gdb.selected_inferior().pid).read().split("\0") if e.startswith("SLURMD_NODENAME=")]'
   run_mpidbg 180 -ex run -ex 'wait 30' -ex status -ex where -ex hang -ex 'gdb 1 bt' \
-    -ex 'gdb 0 print (char*)getenv("SLURMD_NODENAME")' -ex 'gdb 3 print (char*)getenv("SLURMD_NODENAME")' \
+    -ex "gdb 0 python print($node_of_inferior)" -ex "gdb 3 python print($node_of_inferior)" \
     -ex kill -- "${slurm_srun[@]}" "$examples/hangs/coll_skip"
   local line
   line="$(grep -n 'MPI_Allreduce(&value' "$root/examples/hangs/coll_skip.c" | cut -d: -f1)"
@@ -81,8 +85,8 @@ slurm_hang_coll_skip() {
   check_contains "$out" " in main (" "gdb 1 bt" &&
   check_contains "$out" "coll_skip.c:$line" "gdb 1 bt (the MPI_Allreduce in main)" &&
   # The ranks really are Slurm tasks spread over both fake nodes.
-  check_contains "$out" '"n1"' "rank 0's SLURMD_NODENAME" &&
-  check_contains "$out" '"n2"' "rank 3's SLURMD_NODENAME" &&
+  check_contains "$out" "['SLURMD_NODENAME=n1']" "rank 0's SLURMD_NODENAME" &&
+  check_contains "$out" "['SLURMD_NODENAME=n2']" "rank 3's SLURMD_NODENAME" &&
   check_contains "$out" "Killed the job." "kill"
 }
 case_slurm_srun_hang_collective_skipped() { with_slurm slurm_hang_coll_skip; }
