@@ -264,7 +264,7 @@ int runSession(const SessionOptions& o) {
   core::Debugger debugger([&console](const std::string& line) { console.notice(line); });
   debugger.gdb().gdbPath = o.gdbPath;
   debugger.gdb().commandTimeout = std::chrono::milliseconds(static_cast<long long>(o.gdbTimeout * 1000));
-  debugger.mqsDll = o.mqsDll;
+  debugger.setMqsDll(o.mqsDll);
   debugger.job().setStaticFindings(findings);
   debugger.useTree = !o.direct;
   debugger.treeFanOut = o.fanOut;

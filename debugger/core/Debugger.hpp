@@ -18,6 +18,7 @@
 #include "debugger/core/ProcessDiscovery.hpp"
 #include "debugger/core/RankBackend.hpp"
 #include "debugger/core/RankChannels.hpp"
+#include "debugger/core/RankExpr.hpp"
 #include "debugger/core/RankRouter.hpp"
 #include "debugger/core/RankSet.hpp"
 #include "debugger/core/SessionDir.hpp"
@@ -124,14 +125,15 @@ class Debugger {
   Job& job() { return job_; }
 
   /// Evaluates the rank-set expression `text` (RankExpr.hpp grammar) against
-  /// the job: literals, `all`, `focus`, named sets (`namedSets`), `$equiv[N]`
-  /// (`equivalenceClasses`) and live states, read with one views() call the
-  /// first time an operand needs them (a rank is `blocked` after
-  /// `blockedAfter` in one MPI call). `at entry NAME` is the ranks frozen by
-  /// a breakpoint, freeze or step at entry point NAME; `where ...` fails until
-  /// object inspection exists (issue 8). An empty result is not an error.
-  /// Errors: no job, the expression's syntax, an unknown name or MPI function.
-  Expected<RankSet> ranks(std::string_view text,
+  /// the job: literals, `all`, the session's names (`names`: `focus`, named
+  /// sets, `$equiv[N]`; a null member is none defined) and live states, read
+  /// with one views() call the first time an operand needs them (a rank is
+  /// `blocked` after `blockedAfter` in one MPI call). `at entry NAME` is the
+  /// ranks frozen by a breakpoint, freeze or step at entry point NAME;
+  /// `where PATH OP VALUE` asks the ranks' objects (ranksWhere). An empty
+  /// result is not an error. Errors: no job, the expression's syntax, an
+  /// unknown name or MPI function.
+  Expected<RankSet> ranks(std::string_view text, const RankNames& names = {},
                           std::chrono::milliseconds blockedAfter = std::chrono::milliseconds(1000));
 
   /// Current state of `ranks` (all when empty): queries reachable ranks'
@@ -174,7 +176,7 @@ class Debugger {
   /// The message-queue state of `ranks` (all when empty), for `queues` and
   /// `hang`: reachable ranks answer mpidbg/queues through the tree; ranks
   /// held by gdb (their CCS thread is stopped) are read from memory through
-  /// the mqs DLL (mqsDll, else the one the rank names in MPIR_dll_name);
+  /// the mqs DLL (setMqsDll, else the one the rank names in MPIR_dll_name);
   /// ended ranks are listed with how they ended, silent ones as unreadable.
   HangInput queueStates(const RankSet& ranks = {});
   /// Like queueStates, but every live rank is read from memory through the
@@ -194,19 +196,12 @@ class Debugger {
   /// session; ranks whose runtime does not answer get a one-shot gdb (two at
   /// a time; on this host only); ended ranks are listed with how they ended.
   StackInput stacks(const RankSet& ranks = {});
-  /// The equivalence classes of the last `where`/`equiv`, largest first:
-  /// `$equiv[N]` (1-based) in a rank set names class N.
-  std::vector<RankSet> equivalenceClasses;
-  /// Rank sets named with `set NAME = EXPR`, by name: the value at definition
-  /// time (like gdb convenience variables), not re-evaluated.
-  std::map<std::string, RankSet> namedSets;
-  /// The focus (`focus EXPR`): the ranks commands act on when given no RANKS;
-  /// nullopt when there is none (every rank). Never empty when set.
-  std::optional<RankSet> focus;
-
-  /// `--mqs-dll PATH`: the message-queue DLL to load instead of the one a
-  /// rank names in MPIR_dll_name.
-  std::string mqsDll;
+  /// `--mqs-dll PATH`: the message-queue DLL queueStates and
+  /// queueStatesFromMemory load to read ranks from memory, instead of the
+  /// one a rank names in MPIR_dll_name ("" for that one, the default).
+  void setMqsDll(std::string path) { mqsDll_ = std::move(path); }
+  /// The DLL set with setMqsDll ("" when none).
+  const std::string& mqsDll() const { return mqsDll_; }
 
   /// A breakpoint as the user set it: its number, the ranks it is on, and the
   /// record sent to them.
@@ -311,6 +306,8 @@ class Debugger {
   void noteResumed(const std::vector<RankInfo>& ranks, const std::map<int, std::string>& missing);
   /// attach() succeeded and neither detach() nor kill() came since.
   bool attached_ = false;
+  /// setMqsDll's path ("": each rank's MPIR_dll_name).
+  std::string mqsDll_;
 };
 
 }  // namespace mpidbg::core
