@@ -14,7 +14,7 @@ namespace mpidbg::cli {
 /// empty context still completes command names, options, keywords and MPI
 /// function names (those come from the command table and ccs::cond).
 struct CompletionContext {
-  /// Numbers of the breakpoints set in this session (Debugger::breakpoints()),
+  /// Numbers of the breakpoints set in this session (ControlService::breakpoints),
   /// offered where a command's syntax has the placeholder `N`.
   std::vector<int> breakpoints;
   /// How many equivalence classes the last `where`/`equiv` found: when > 0,

@@ -26,7 +26,7 @@ Context* g_context = nullptr;
 /// What the completer may know, read from the session at each Tab.
 CompletionContext completionContext(Context& ctx) {
   CompletionContext cc;
-  for (const auto& [id, entry] : ctx.debugger.breakpoints()) cc.breakpoints.push_back(id);
+  for (const auto& [id, entry] : ctx.debugger.controls().breakpoints()) cc.breakpoints.push_back(id);
   cc.equivalenceClasses = ctx.session.equivalenceClasses.size();
   cc.paths = filesystemPaths;
   // Rank-set words of the RankExpr grammar: focus and the live states; and

@@ -35,6 +35,12 @@ Debugger::Debugger(std::function<void(const std::string&)> notify)
       job_, [this] { return channels_.get(); },
       [this] { return RouteSettings{useTree, treeFanOut, requestTimeout}; }, notify_);
   router_ = std::make_unique<RankRouter>(*backend_);
+  ControlChannel channel;
+  channel.send = [this](const RankSet& ranks, std::string_view handler, const std::string& data) {
+    return control(ranks, handler, data);
+  };
+  channel.collect = [this](const RankSet& ranks, std::string_view handler) { return collect(ranks, handler); };
+  controls_ = std::make_unique<ControlService>(std::move(channel));
 }
 
 Debugger::~Debugger() {
@@ -278,7 +284,7 @@ void Debugger::detach() {
   launcher_.reset();
   attached_ = false;
   if (channels_) channels_->clear();
-  breakpoints_.clear();
+  controls_->clear();
 }
 
 void Debugger::kill() {

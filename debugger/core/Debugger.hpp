@@ -10,6 +10,7 @@
 
 #include "ccs/proto/ControlProtocol.hpp"
 #include "ccs/proto/RankProtocol.hpp"
+#include "debugger/core/ControlService.hpp"
 #include "debugger/core/EventHub.hpp"
 #include "debugger/core/GdbPool.hpp"
 #include "debugger/core/HangReport.hpp"
@@ -147,21 +148,14 @@ class Debugger {
   /// (empty when all went well).
   std::map<int, std::string> continueRanks(const RankSet& ranks);
 
-  /// What one rank answered to a control request (ccs/proto/ControlProtocol.hpp).
-  struct ControlOutcome {
-    bool ok = false;
-    std::string message;  ///< the error, or a note on success ("already stopped")
-    /// Not sent: gdb holds the rank (ok is false). Commands report such ranks
-    /// as skipped, not as a failure of the command.
-    bool skipped = false;
-  };
+  /// What one rank answered to a control request (ControlService.hpp).
+  using ControlOutcome = core::ControlOutcome;
   /// Sends control `handler` with `data` to `ranks` (through the tree) and
   /// returns each rank's outcome; ranks that cannot answer (held by gdb,
   /// ended, silent) get ok=false with the reason (RankRouter::refusal; a
   /// rank gdb holds: RankRouter::kHeldByGdb, skipped). Ranks that never
   /// registered get no outcome.
-  std::map<int, ControlOutcome> control(const RankSet& ranks, std::string_view handler,
-                                        const std::string& data);
+  ControlOutcomes control(const RankSet& ranks, std::string_view handler, const std::string& data);
   /// Sends `handler` with `data` to each rank of `ranks` directly (not
   /// through the tree: each reply stays its rank's) and returns the replies
   /// by rank. Ranks that cannot answer get an Error saying why (not
@@ -203,17 +197,11 @@ class Debugger {
   /// The DLL set with setMqsDll ("" when none).
   const std::string& mqsDll() const { return mqsDll_; }
 
-  /// A breakpoint as the user set it: its number, the ranks it is on, and the
-  /// record sent to them.
-  struct BreakpointEntry {
-    int id = 0;
-    RankSet ranks;
-    ccs::proto::Breakpoint spec;
-  };
-  /// The breakpoints set in this session, by number.
-  std::map<int, BreakpointEntry>& breakpoints() { return breakpoints_; }
-  /// The number the next breakpoint gets.
-  int takeBreakpointId() { return nextBreakpointId_++; }
+  /// Execution control for the commands (ControlService.hpp): the session's
+  /// breakpoints and their numbers, set / delete / enable / list, freeze,
+  /// step and entries, over control() and collect(). Its breakpoints outlive
+  /// kill(); detach() forgets them.
+  ControlService& controls() { return *controls_; }
 
   /// Leaves the job running without the debugger: every rank drops its
   /// breakpoints and resumes, gdb sessions detach, the event channels close,
@@ -295,8 +283,8 @@ class Debugger {
   /// The ranks' runtimes over channels_, and the router in front of them.
   std::unique_ptr<RuntimeRanks> backend_;
   std::unique_ptr<RankRouter> router_;
-  std::map<int, BreakpointEntry> breakpoints_;
-  int nextBreakpointId_ = 1;
+  /// The breakpoint table and the control requests, over control() and collect().
+  std::unique_ptr<ControlService> controls_;
   /// When each rank was last let go (continue, step): a rank released inside
   /// an MPI call restamps the call's entry only once its thread runs, so a
   /// status read in between would show it waiting since before its stop.

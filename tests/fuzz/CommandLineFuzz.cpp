@@ -172,8 +172,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     mpidbg::ccs::proto::Breakpoint spec;
     spec.id = id;
     spec.target = id == 1 ? "MPI_Bcast" : "MPI_Send";
-    debugger.breakpoints()[id] = {id, RankSet::range(0, 3), spec};
-    (void)debugger.takeBreakpointId();
+    debugger.controls().restore({id, RankSet::range(0, 3), spec});
   }
 
   // --json output into memory (open_memstream: no file, no terminal).
