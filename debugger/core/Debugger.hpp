@@ -80,8 +80,13 @@ using Cancelled = std::function<bool()>;
 class Debugger {
  public:
   /// `notify` receives asynchronous notices (a rank exited, a rejected
-  /// connection), possibly from a background thread.
-  explicit Debugger(std::function<void(const std::string&)> notify);
+  /// connection), possibly from a background thread. `routing` says how
+  /// requests reach the ranks for the whole session (routing()).
+  explicit Debugger(std::function<void(const std::string&)> notify, RouteSettings routing = defaultRouting());
+
+  /// The routing of a session without options: through the forwarding tree
+  /// of fan-out ccs::kDefaultFanOut, 3 s per CCS request.
+  static RouteSettings defaultRouting() { return {true, ccs::kDefaultFanOut, std::chrono::milliseconds(3000)}; }
   ~Debugger();
   Debugger(const Debugger&) = delete;
   Debugger& operator=(const Debugger&) = delete;
@@ -244,19 +249,15 @@ class Debugger {
 
   /// The one way requests reach the ranks (sorting held / ended / without
   /// runtime / reachable, and the messages saying so), over this job's
-  /// runtimes (RuntimeRanks with useTree, treeFanOut, requestTimeout).
+  /// runtimes (RuntimeRanks with routing()).
   RankRouter& router() { return *router_; }
 
-  /// Send requests for many ranks through the ranks' forwarding tree (one
-  /// request to the lowest reachable rank, ../shared/DESIGN.md data flow 3)
-  /// instead of one connection per rank. Direct connections remain the
-  /// fallback when the gateway fails.
-  bool useTree = true;
-  /// Fan-out of the forwarding tree.
-  std::size_t treeFanOut = ccs::kDefaultFanOut;
-
-  /// Timeout of one CCS request to a rank.
-  std::chrono::milliseconds requestTimeout{3000};
+  /// How requests reach the ranks, as given at construction: through the
+  /// ranks' forwarding tree (useTree: one request to the lowest reachable
+  /// rank, ../shared/DESIGN.md data flow 3; direct connections remain the
+  /// fallback when the gateway fails) or one connection per rank, the
+  /// tree's fan-out, and the timeout of one CCS request to a rank.
+  const RouteSettings& routing() const { return routing_; }
 
  private:
   /// The top `depth` frames of `rank` from its gdb session (empty when gdb
@@ -272,6 +273,7 @@ class Debugger {
   Expected<ccs::proto::RankQueues> readProcessRank(const RankInfo& info);
 
   std::function<void(const std::string&)> notify_;
+  RouteSettings routing_;
   Job job_;
   std::unique_ptr<SessionDir> sessionDir_;
   std::unique_ptr<EventHub> hub_;
