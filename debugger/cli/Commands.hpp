@@ -10,6 +10,7 @@
 
 #include "debugger/cli/CommandSpec.hpp"
 #include "debugger/cli/Console.hpp"
+#include "debugger/cli/SessionState.hpp"
 #include "debugger/core/Debugger.hpp"
 
 namespace mpidbg::core::charm {
@@ -60,6 +61,8 @@ struct Context {
   /// charmrun ..., mpidbg attach charm HOST:PORT); `debugger` then holds its
   /// PE processes, attached by pid, for gdb and where.
   core::charm::CharmJob* charm = nullptr;
+  /// The focus, named sets and equivalence classes of this session.
+  SessionState session{};
 };
 
 /// One command, declared: its name, aliases, operands, one-line summary,

@@ -14,7 +14,7 @@ namespace mpidbg::cli {
 /// empty context still completes command names, options, keywords and MPI
 /// function names (those come from the command table and ccs::cond).
 struct CompletionContext {
-  /// Numbers of the breakpoints set in this session (Debugger::breakpoints()),
+  /// Numbers of the breakpoints set in this session (ControlService::breakpoints),
   /// offered where a command's syntax has the placeholder `N`.
   std::vector<int> breakpoints;
   /// How many equivalence classes the last `where`/`equiv` found: when > 0,
@@ -23,7 +23,7 @@ struct CompletionContext {
   /// Rank-set words besides `all`, offered where a syntax has RANKS or EXPR:
   /// the RankExpr grammar's `focus` and live states (blocked, frozen, ...).
   std::vector<std::string> rankSetWords;
-  /// The session's named rank sets (Debugger::namedSets): offered where a
+  /// The session's named rank sets (SessionState::namedSets): offered where a
   /// syntax has NAME (`unset NAME`) and, like rankSetWords, as rank sets.
   std::vector<std::string> namedSets;
   /// Entry-point names for `break entry NAME`. The front end does not keep

@@ -10,6 +10,7 @@
 #include "ccs/proto/ThreadLevelProtocol.hpp"
 #include "debugger/cli/JsonOutput.hpp"
 #include "debugger/cli/SetCommands.hpp"
+#include "debugger/core/ControlService.hpp"
 #include "debugger/core/Grouping.hpp"
 #include "debugger/core/RankExpr.hpp"
 #include "mpidbg/Text.hpp"
@@ -33,7 +34,7 @@ std::string leadingRankText(const Context& ctx, std::string_view& args) {
 
 /// The lines naming the ranks of `outcomes` that were skipped because gdb
 /// holds them: "Skipped ranks [1,3]: held by gdb (release with: gdb detach [1,3])".
-std::string skippedLines(const std::map<int, core::Debugger::ControlOutcome>& outcomes) {
+std::string skippedLines(const core::ControlOutcomes& outcomes) {
   std::map<int, std::string> skipped;
   for (const auto& [rank, o] : outcomes)
     if (o.skipped) skipped[rank] = o.message;
@@ -49,7 +50,7 @@ std::string skippedLines(const std::map<int, core::Debugger::ControlOutcome>& ou
 /// failures as an error; fails (ok=false) when a rank failed, and when no
 /// rank succeeded. The data is {"succeeded":[{"ranks","rank_list","text"}],
 /// "skipped":[{"ranks","rank_list","why"}],"failed":[{"ranks","rank_list","error"}]}.
-CommandResult renderOutcomes(const std::map<int, core::Debugger::ControlOutcome>& outcomes,
+CommandResult renderOutcomes(const core::ControlOutcomes& outcomes,
                              const std::string& what) {
   std::map<int, std::string> good, bad, skipped;
   for (const auto& [rank, o] : outcomes) {
@@ -90,7 +91,7 @@ Expected<int> breakpointNumber(Context& ctx, std::string_view text) {
   if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
     return fail("expected a breakpoint number (see 'info break'), got '" + std::string(text) + "'");
   if (!ctx.debugger.hasJob()) return fail(std::string(kNoJob));
-  if (!ctx.debugger.breakpoints().count(id)) return fail("no breakpoint " + std::to_string(id));
+  if (ctx.debugger.controls().find(id) == nullptr) return fail("no breakpoint " + std::to_string(id));
   return id;
 }
 
@@ -273,20 +274,20 @@ CommandResult infoRecord(Context& ctx, std::string_view rankText) {
   return result;
 }
 
-CommandResult refByNumber(Context& ctx, std::string_view args, std::string_view handler, bool enabled,
-                          const std::string& what) {
+/// What delete, enable and disable do to one breakpoint.
+enum class RefAction { Delete, Enable, Disable };
+
+CommandResult refByNumber(Context& ctx, std::string_view args, RefAction action) {
   auto id = breakpointNumber(ctx, args);
   if (!id) return CommandResult::failure(id.error().message);
-  auto& entry = ctx.debugger.breakpoints().at(*id);
-  proto::BreakpointRef ref;
-  ref.id = *id;
-  ref.enabled = enabled;
-  const bool withEnabled = handler == proto::kBreakEnableHandler;
-  auto result = renderOutcomes(ctx.debugger.control(entry.ranks, handler, proto::encode(ref, withEnabled)),
-                               what + " breakpoint " + std::to_string(*id));
+  core::ControlService& controls = ctx.debugger.controls();
+  auto outcomes = action == RefAction::Delete ? controls.remove(*id) : controls.setEnabled(*id, action == RefAction::Enable);
+  if (!outcomes) return CommandResult::failure(outcomes.error().message);
+  const std::string what = action == RefAction::Delete   ? "deleted"
+                           : action == RefAction::Enable ? "enabled"
+                                                         : "disabled";
+  auto result = renderOutcomes(*outcomes, what + " breakpoint " + std::to_string(*id));
   result.data["breakpoint"] = *id;
-  if (handler == proto::kBreakDeleteHandler) ctx.debugger.breakpoints().erase(*id);
-  else entry.spec.enabled = enabled;
   return result;
 }
 
@@ -356,13 +357,10 @@ CommandResult doBreak(Context& ctx, const CommandArgs& parsed) {
   if (!spec) return CommandResult::failure(spec.error().message);
   auto ranks = commandRanks(ctx, rankText);
   if (!ranks) return CommandResult::failure(ranks.error().message);
-  proto::Breakpoint b = std::move(*spec);
-  b.id = ctx.debugger.takeBreakpointId();
-  auto outcomes = ctx.debugger.control(*ranks, proto::kBreakSetHandler, proto::encode(b));
-  core::RankSet set;
-  for (const auto& [rank, o] : outcomes)
-    if (o.ok) set.insert(rank);
-  if (!set.empty()) ctx.debugger.breakpoints()[b.id] = {b.id, set, b};
+  const core::BreakpointSet done = ctx.debugger.controls().set(*ranks, std::move(*spec));
+  const proto::Breakpoint& b = done.spec;
+  const core::RankSet& set = done.ranks;
+  const core::ControlOutcomes& outcomes = done.outcomes;
   CommandResult result = renderOutcomes(outcomes, "breakpoint " + std::to_string(b.id) + " set");
   result.data["breakpoint"] = breakpointJson(b, set);
   if (!set.empty()) {
@@ -382,9 +380,9 @@ CommandResult doDelete(Context& ctx, const CommandArgs& parsed) {
   if (trim(args) == "all" || trim(args).empty()) {  // gdb's bare 'delete' deletes every breakpoint
     CommandResult result;
     std::vector<int> ids;
-    for (const auto& [id, e] : ctx.debugger.breakpoints()) ids.push_back(id);
+    for (const auto& [id, e] : ctx.debugger.controls().breakpoints()) ids.push_back(id);
     for (int id : ids) {
-      auto r = refByNumber(ctx, std::to_string(id), proto::kBreakDeleteHandler, true, "deleted");
+      auto r = refByNumber(ctx, std::to_string(id), RefAction::Delete);
       result.text += r.text;
       if (!r.ok) result = CommandResult::failure(r.error);
     }
@@ -392,17 +390,17 @@ CommandResult doDelete(Context& ctx, const CommandArgs& parsed) {
     result.data = {{"deleted", ids}};
     return result;
   }
-  return refByNumber(ctx, args, proto::kBreakDeleteHandler, true, "deleted");
+  return refByNumber(ctx, args, RefAction::Delete);
 }
 
 CommandResult doDisable(Context& ctx, const CommandArgs& parsed) {
   std::string_view args = parsed.rest;
-  return refByNumber(ctx, args, proto::kBreakEnableHandler, false, "disabled");
+  return refByNumber(ctx, args, RefAction::Disable);
 }
 
 CommandResult doEnable(Context& ctx, const CommandArgs& parsed) {
   std::string_view args = parsed.rest;
-  return refByNumber(ctx, args, proto::kBreakEnableHandler, true, "enabled");
+  return refByNumber(ctx, args, RefAction::Enable);
 }
 
 CommandResult doInfo(Context& ctx, const CommandArgs& parsed) {
@@ -415,18 +413,15 @@ CommandResult doInfo(Context& ctx, const CommandArgs& parsed) {
   if (what == "break" || what == "breakpoints" || what == "b") {
     if (auto r = needJob(ctx); !r.ok) return r;
     result.data = {{"breakpoints", nlohmann::json::array()}};
-    if (ctx.debugger.breakpoints().empty()) {
+    if (ctx.debugger.controls().breakpoints().empty()) {
       result.text = "No breakpoints.\n";
       return result;
     }
-    auto [text, missing] = ctx.debugger.collect(*ctx.debugger.ranks("all"), proto::kBreakListHandler);
-    std::map<int, std::map<int, std::uint64_t>> hits;  // id -> rank -> hits
-    if (auto list = proto::decodeBreakpoints(text))
-      for (const auto& b : *list) hits[b.id][b.rank] = b.hits;
+    auto hits = ctx.debugger.controls().hits(*ctx.debugger.ranks("all"));  // id -> rank -> hits
     char line[512];
     std::snprintf(line, sizeof line, "%-4s %-8s %-14s %s\n", "Num", "Enabled", "Ranks", "What / hits");
     result.text = line;
-    for (const auto& [id, e] : ctx.debugger.breakpoints()) {
+    for (const auto& [id, e] : ctx.debugger.controls().breakpoints()) {
       std::snprintf(line, sizeof line, "%-4d %-8s %-14s %s\n", id, e.spec.enabled ? "yes" : "no",
                     e.ranks.toString().c_str(), describe(e.spec).c_str());
       result.text += line;
@@ -442,12 +437,12 @@ CommandResult doInfo(Context& ctx, const CommandArgs& parsed) {
   if (what == "entries") {
     auto ranks = commandRanks(ctx, rest);
     if (!ranks) return CommandResult::failure(ranks.error().message);
-    auto [text, missing] = ctx.debugger.collect(*ranks, proto::kEntriesHandler);
-    auto entries = proto::decodeEntries(text);
-    if (!entries) return CommandResult::failure("bad entries reply: " + entries.error().message);
+    auto report = ctx.debugger.controls().entries(*ranks);
+    if (!report) return CommandResult::failure("bad entries reply: " + report.error().message);
+    const auto& missing = report->missing;
     std::map<std::string, std::map<int, std::string>> byName;
     std::map<std::string, std::map<int, std::uint64_t>> counts;
-    for (const auto& e : *entries) {
+    for (const auto& e : report->entries) {
       byName[e.name][e.rank] = std::to_string(e.hits) + (e.hits == 1 ? " hit" : " hits");
       counts[e.name][e.rank] = e.hits;
     }
@@ -470,13 +465,12 @@ CommandResult doInfo(Context& ctx, const CommandArgs& parsed) {
 }
 
 CommandResult doFreeze(Context& ctx, const CommandArgs& args) {
-  proto::FreezeRequest request;
-  request.now = args.flag("--now");
+  const bool now = args.flag("--now");
   auto ranks = commandRanks(ctx, args.ranks);
   if (!ranks) return CommandResult::failure(ranks.error().message);
-  CommandResult result = renderOutcomes(ctx.debugger.control(*ranks, proto::kFreezeHandler, proto::encode(request)),
-                                        request.now ? "frozen (--now)" : "will freeze at the next MPI call or entry point");
-  result.data["now"] = request.now;
+  CommandResult result = renderOutcomes(ctx.debugger.controls().freeze(*ranks, now),
+                                        now ? "frozen (--now)" : "will freeze at the next MPI call or entry point");
+  result.data["now"] = now;
   return result;
 }
 
@@ -485,9 +479,7 @@ namespace {
 CommandResult stepRanks(Context& ctx, std::uint64_t count, std::string_view rankText) {
   auto ranks = commandRanks(ctx, rankText);
   if (!ranks) return CommandResult::failure(ranks.error().message);
-  proto::StepRequest request;
-  request.count = count;
-  CommandResult result = renderOutcomes(ctx.debugger.control(*ranks, proto::kStepHandler, proto::encode(request)),
+  CommandResult result = renderOutcomes(ctx.debugger.controls().step(*ranks, count),
                                         count == 1 ? "stepping to the next MPI call or entry point"
                                                    : "stepping over " + std::to_string(count) + " MPI calls or entry points");
   result.data["count"] = count;

@@ -26,8 +26,8 @@ Context* g_context = nullptr;
 /// What the completer may know, read from the session at each Tab.
 CompletionContext completionContext(Context& ctx) {
   CompletionContext cc;
-  for (const auto& [id, entry] : ctx.debugger.breakpoints()) cc.breakpoints.push_back(id);
-  cc.equivalenceClasses = ctx.debugger.equivalenceClasses.size();
+  for (const auto& [id, entry] : ctx.debugger.controls().breakpoints()) cc.breakpoints.push_back(id);
+  cc.equivalenceClasses = ctx.session.equivalenceClasses.size();
   cc.paths = filesystemPaths;
   // Rank-set words of the RankExpr grammar: focus and the live states; and
   // the sets named with `set NAME = EXPR`.
@@ -35,7 +35,7 @@ CompletionContext completionContext(Context& ctx) {
   for (auto state : {core::LiveState::Blocked, core::LiveState::Frozen, core::LiveState::Running,
                      core::LiveState::Exited, core::LiveState::Held})
     cc.rankSetWords.emplace_back(core::liveStateName(state));
-  for (const auto& [name, ranks] : ctx.debugger.namedSets) cc.namedSets.push_back(name);
+  for (const auto& [name, ranks] : ctx.session.namedSets) cc.namedSets.push_back(name);
   // print targets: list names, then object fields and items (one rank asked per Tab).
   core::Debugger* debugger = &ctx.debugger;
   core::charm::CharmJob* charm = ctx.charm;
@@ -219,7 +219,7 @@ bool runRepl(Context& context) {
   while (true) {
     context.console.drainNotices();
     g_interrupted = false;
-    const std::string prompt = context.console.promptColor(Style::Prompt, promptFor(context.debugger)) + " ";
+    const std::string prompt = context.console.promptColor(Style::Prompt, promptFor(context.session)) + " ";
     std::unique_ptr<char, decltype(&std::free)> line(readline(prompt.c_str()), &std::free);
     if (!line) {  // Ctrl-D
       if (confirmEndOfInput(context)) break;

@@ -261,13 +261,14 @@ int runSession(const SessionOptions& o) {
     console.setJson(jsonOut.get());
   }
   console.setPagination(!batch && !o.json);  // gdb pages at its prompt, not in batch mode
-  core::Debugger debugger([&console](const std::string& line) { console.notice(line); });
+  core::RouteSettings routing = core::Debugger::defaultRouting();
+  routing.useTree = !o.direct;
+  routing.fanOut = o.fanOut;
+  core::Debugger debugger([&console](const std::string& line) { console.notice(line); }, routing);
   debugger.gdb().gdbPath = o.gdbPath;
   debugger.gdb().commandTimeout = std::chrono::milliseconds(static_cast<long long>(o.gdbTimeout * 1000));
-  debugger.mqsDll = o.mqsDll;
+  debugger.setMqsDll(o.mqsDll);
   debugger.job().setStaticFindings(findings);
-  debugger.useTree = !o.direct;
-  debugger.treeFanOut = o.fanOut;
 
   // The session's commands: -x/-ex, else stdin as a script, else the prompt.
   const std::function<bool(Context&)> runCommands = [&](Context& context) {

@@ -18,21 +18,21 @@ CommandResult text(std::string out, nlohmann::json data) {
 }
 
 /// `focus` and `unfocus` results: {"focus":{"ranks","rank_list"}} or {"focus":null}.
-nlohmann::json focusJson(const core::Debugger& debugger) {
-  return {{"focus", debugger.focus ? rankSetJson(*debugger.focus) : nlohmann::json(nullptr)}};
+nlohmann::json focusJson(const SessionState& session) {
+  return {{"focus", session.focus ? rankSetJson(*session.focus) : nlohmann::json(nullptr)}};
 }
 
 /// `set` alone: {"sets":[{"name","ranks","rank_list"}]} by name.
-nlohmann::json namedSetsJson(const core::Debugger& debugger) {
+nlohmann::json namedSetsJson(const SessionState& session) {
   nlohmann::json sets = nlohmann::json::array();
-  for (const auto& [name, set] : debugger.namedSets) sets.push_back(withRanks({{"name", name}}, set));
+  for (const auto& [name, set] : session.namedSets) sets.push_back(withRanks({{"name", name}}, set));
   return {{"sets", std::move(sets)}};
 }
 
-std::string listNamedSets(const core::Debugger& debugger) {
-  if (debugger.namedSets.empty()) return "No named rank sets (define one with: set NAME = EXPR).\n";
+std::string listNamedSets(const SessionState& session) {
+  if (session.namedSets.empty()) return "No named rank sets (define one with: set NAME = EXPR).\n";
   std::string out;
-  for (const auto& [name, set] : debugger.namedSets) out += name + " = " + set.toString() + "\n";
+  for (const auto& [name, set] : session.namedSets) out += name + " = " + set.toString() + "\n";
   return out;
 }
 
@@ -50,7 +50,7 @@ std::string badName(std::string_view name) {
 CommandResult doSet(Context& ctx, const CommandArgs& parsed) {
   std::string_view args = parsed.rest;
   args = trim(args);
-  if (args.empty()) return text(listNamedSets(ctx.debugger), namedSetsJson(ctx.debugger));
+  if (args.empty()) return text(listNamedSets(ctx.session), namedSetsJson(ctx.session));
   if (args == "pagination" || args.starts_with("pagination ")) {
     const std::string_view value = trim(args.substr(10));  // empty: on, as in gdb
     if (!value.empty() && value != "on" && value != "off")
@@ -69,9 +69,9 @@ CommandResult doSet(Context& ctx, const CommandArgs& parsed) {
   if (expr.empty()) return CommandResult::failure("usage: set NAME = EXPR: no rank set after '='");
   if (auto parsed = core::RankExpr::parse(expr); !parsed) return CommandResult::failure(parsed.error().message);
   if (!ctx.debugger.hasJob()) return CommandResult::failure(std::string(kNoJob));
-  auto value = ctx.debugger.ranks(expr, ctx.settings.blockedAfter);
+  auto value = ctx.debugger.ranks(expr, ctx.session.names(), ctx.settings.blockedAfter);
   if (!value) return CommandResult::failure(value.error().message);
-  ctx.debugger.namedSets[std::string(name)] = *value;
+  ctx.session.namedSets[std::string(name)] = *value;
   return text(std::string(name) + " = " + value->toString() + (value->empty() ? " (empty)" : "") + "\n",
               withRanks({{"name", name}}, *value));
 }
@@ -80,7 +80,7 @@ CommandResult doUnset(Context& ctx, const CommandArgs& parsed) {
   std::string_view args = parsed.rest;
   const std::string name(trim(args));
   if (name.empty()) return CommandResult::failure("usage: unset NAME ('set' lists the named rank sets)");
-  if (ctx.debugger.namedSets.erase(name) == 0)
+  if (ctx.session.namedSets.erase(name) == 0)
     return CommandResult::failure("no rank set named '" + name + "' ('set' lists them)");
   return text("Forgot " + name + ".\n", {{"name", name}});
 }
@@ -89,25 +89,25 @@ CommandResult doFocus(Context& ctx, const CommandArgs& parsed) {
   std::string_view args = parsed.rest;
   args = trim(args);
   if (args.empty()) {
-    if (!ctx.debugger.focus) return text("No focus: commands without RANKS act on every rank.\n", focusJson(ctx.debugger));
-    return text("Focus: " + ctx.debugger.focus->toString() + " (commands without RANKS act on these; 'unfocus' clears it)\n",
-                focusJson(ctx.debugger));
+    if (!ctx.session.focus) return text("No focus: commands without RANKS act on every rank.\n", focusJson(ctx.session));
+    return text("Focus: " + ctx.session.focus->toString() + " (commands without RANKS act on these; 'unfocus' clears it)\n",
+                focusJson(ctx.session));
   }
   if (auto parsed = core::RankExpr::parse(args); !parsed) return CommandResult::failure(parsed.error().message);
   if (!ctx.debugger.hasJob()) return CommandResult::failure(std::string(kNoJob));
-  auto value = ctx.debugger.ranks(args, ctx.settings.blockedAfter);
+  auto value = ctx.debugger.ranks(args, ctx.session.names(), ctx.settings.blockedAfter);
   if (!value) return CommandResult::failure(value.error().message);
   if (value->empty())
     return CommandResult::failure("the set is empty: '" + std::string(args) + "' names no rank; the focus is unchanged");
   if (*value == core::RankSet::all(ctx.debugger.job().size())) return doUnfocus(ctx, {});
-  ctx.debugger.focus = *value;
+  ctx.session.focus = *value;
   return text("Focus: " + value->toString() + " (commands without RANKS act on these; 'unfocus' clears it)\n",
-              focusJson(ctx.debugger));
+              focusJson(ctx.session));
 }
 
 CommandResult doUnfocus(Context& ctx, const CommandArgs&) {
-  ctx.debugger.focus.reset();
-  return text("No focus: commands without RANKS act on every rank.\n", focusJson(ctx.debugger));
+  ctx.session.focus.reset();
+  return text("No focus: commands without RANKS act on every rank.\n", focusJson(ctx.session));
 }
 
 Expected<core::RankSet> commandRanks(Context& ctx, std::string_view text) {
@@ -117,10 +117,10 @@ Expected<core::RankSet> commandRanks(Context& ctx, std::string_view text) {
     if (auto expr = core::RankExpr::parse(text); !expr) return std::unexpected(expr.error());
   if (!ctx.debugger.hasJob()) return fail(std::string(kNoJob));
   if (text.empty()) {
-    if (ctx.debugger.focus) return *ctx.debugger.focus;
+    if (ctx.session.focus) return *ctx.session.focus;
     return ctx.debugger.ranks("all");
   }
-  auto ranks = ctx.debugger.ranks(text, ctx.settings.blockedAfter);
+  auto ranks = ctx.debugger.ranks(text, ctx.session.names(), ctx.settings.blockedAfter);
   if (ranks && ranks->empty()) return fail("the set is empty: '" + std::string(text) + "' names no rank right now");
   return ranks;
 }
@@ -133,12 +133,12 @@ bool looksLikeRanks(const Context& ctx, std::string_view token) {
   while (end < token.size() && (std::isalnum(static_cast<unsigned char>(token[end])) || token[end] == '_')) ++end;
   const std::string_view word = token.substr(0, end);
   if (word == "entry") return false;  // break entry NAME
-  return core::RankExpr::isKeyword(word) || ctx.debugger.namedSets.count(std::string(word)) != 0;
+  return core::RankExpr::isKeyword(word) || ctx.session.namedSets.count(std::string(word)) != 0;
 }
 
-std::string promptFor(const core::Debugger& debugger) {
-  if (!debugger.focus) return "(mpidbg)";
-  return "(mpidbg " + debugger.focus->toString() + ")";
+std::string promptFor(const SessionState& session) {
+  if (!session.focus) return "(mpidbg)";
+  return "(mpidbg " + session.focus->toString() + ")";
 }
 
 }  // namespace mpidbg::cli

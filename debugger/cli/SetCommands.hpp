@@ -44,6 +44,6 @@ bool looksLikeRanks(const Context& ctx, std::string_view token);
 
 /// The interactive prompt without its trailing blank: "(mpidbg)", or
 /// "(mpidbg [2-3])" while a focus is set.
-std::string promptFor(const core::Debugger& debugger);
+std::string promptFor(const SessionState& session);
 
 }  // namespace mpidbg::cli

@@ -51,8 +51,8 @@ Expected<stacks::StackTree> mergedTree(Context& ctx, const StackOptions& o, std:
   if (hidden.threads > 0)
     notes += std::to_string(hidden.threads) + " thread" + (hidden.threads == 1 ? "" : "s") + " of " +
              hidden.ranks.toString() + " inside the MPI library or mpidbg's runtime not shown (--all-threads shows them)\n";
-  ctx.debugger.equivalenceClasses.clear();
-  for (const auto& c : tree.equivalenceClasses()) ctx.debugger.equivalenceClasses.push_back(c.ranks);
+  ctx.session.equivalenceClasses.clear();
+  for (const auto& c : tree.equivalenceClasses()) ctx.session.equivalenceClasses.push_back(c.ranks);
   std::map<std::string, core::RankSet> byReason;
   for (const auto& [rank, why] : input.gdbReason) byReason[why].insert(rank);
   gdbReads = nlohmann::json::array();
@@ -107,7 +107,7 @@ CommandResult doEquiv(Context& ctx, const CommandArgs& args) {
                  {"failures", treeJson["failures"]},
                  {"warnings", treeJson["warnings"]},
                  {"read_through_gdb", gdbReads}};
-  if (!ctx.debugger.equivalenceClasses.empty())
+  if (!ctx.session.equivalenceClasses.empty())
     result.text += "Use a class as a rank set with $equiv[N], e.g. gdb $equiv[1] bt\n";
   return result;
 }

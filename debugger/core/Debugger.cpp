@@ -21,8 +21,8 @@ namespace mpidbg::core {
 
 namespace proto = ccs::proto;
 
-Debugger::Debugger(std::function<void(const std::string&)> notify)
-    : notify_(std::move(notify)), gdb_(std::make_unique<GdbPool>(job_)) {
+Debugger::Debugger(std::function<void(const std::string&)> notify, RouteSettings routing)
+    : notify_(std::move(notify)), routing_(routing), gdb_(std::make_unique<GdbPool>(job_)) {
   job_.setNotifier(notify_);
   // Remote ranks: gdb asks the rank's runtime to start a gdbserver.
   gdb_->rankCall = [this](const RankInfo& rank, std::string_view handler,
@@ -33,8 +33,14 @@ Debugger::Debugger(std::function<void(const std::string&)> notify)
   };
   backend_ = std::make_unique<RuntimeRanks>(
       job_, [this] { return channels_.get(); },
-      [this] { return RouteSettings{useTree, treeFanOut, requestTimeout}; }, notify_);
+      [this] { return routing_; }, notify_);
   router_ = std::make_unique<RankRouter>(*backend_);
+  ControlChannel channel;
+  channel.send = [this](const RankSet& ranks, std::string_view handler, const std::string& data) {
+    return control(ranks, handler, data);
+  };
+  channel.collect = [this](const RankSet& ranks, std::string_view handler) { return collect(ranks, handler); };
+  controls_ = std::make_unique<ControlService>(std::move(channel));
 }
 
 Debugger::~Debugger() {
@@ -182,7 +188,7 @@ Expected<void> Debugger::attach(const AttachOptions& options, const Progress& pr
   const std::string endpoint = hub_->endpoint().toString();
   const auto replies =
       channels_->query(targets, proto::kAttachHandler, std::vector<std::uint8_t>(endpoint.begin(), endpoint.end()),
-                       requestTimeout);
+                       routing_.requestTimeout);
   // Why each rank could not be attached, grouped by reason.
   std::map<std::string, RankSet> refused;
   RankSet answered;
@@ -278,7 +284,7 @@ void Debugger::detach() {
   launcher_.reset();
   attached_ = false;
   if (channels_) channels_->clear();
-  breakpoints_.clear();
+  controls_->clear();
 }
 
 void Debugger::kill() {

@@ -10,6 +10,7 @@
 
 #include "ccs/proto/ControlProtocol.hpp"
 #include "ccs/proto/RankProtocol.hpp"
+#include "debugger/core/ControlService.hpp"
 #include "debugger/core/EventHub.hpp"
 #include "debugger/core/GdbPool.hpp"
 #include "debugger/core/HangReport.hpp"
@@ -18,6 +19,7 @@
 #include "debugger/core/ProcessDiscovery.hpp"
 #include "debugger/core/RankBackend.hpp"
 #include "debugger/core/RankChannels.hpp"
+#include "debugger/core/RankExpr.hpp"
 #include "debugger/core/RankRouter.hpp"
 #include "debugger/core/RankSet.hpp"
 #include "debugger/core/SessionDir.hpp"
@@ -78,8 +80,13 @@ using Cancelled = std::function<bool()>;
 class Debugger {
  public:
   /// `notify` receives asynchronous notices (a rank exited, a rejected
-  /// connection), possibly from a background thread.
-  explicit Debugger(std::function<void(const std::string&)> notify);
+  /// connection), possibly from a background thread. `routing` says how
+  /// requests reach the ranks for the whole session (routing()).
+  explicit Debugger(std::function<void(const std::string&)> notify, RouteSettings routing = defaultRouting());
+
+  /// The routing of a session without options: through the forwarding tree
+  /// of fan-out ccs::kDefaultFanOut, 3 s per CCS request.
+  static RouteSettings defaultRouting() { return {true, ccs::kDefaultFanOut, std::chrono::milliseconds(3000)}; }
   ~Debugger();
   Debugger(const Debugger&) = delete;
   Debugger& operator=(const Debugger&) = delete;
@@ -124,14 +131,15 @@ class Debugger {
   Job& job() { return job_; }
 
   /// Evaluates the rank-set expression `text` (RankExpr.hpp grammar) against
-  /// the job: literals, `all`, `focus`, named sets (`namedSets`), `$equiv[N]`
-  /// (`equivalenceClasses`) and live states, read with one views() call the
-  /// first time an operand needs them (a rank is `blocked` after
-  /// `blockedAfter` in one MPI call). `at entry NAME` is the ranks frozen by
-  /// a breakpoint, freeze or step at entry point NAME; `where ...` fails until
-  /// object inspection exists (issue 8). An empty result is not an error.
-  /// Errors: no job, the expression's syntax, an unknown name or MPI function.
-  Expected<RankSet> ranks(std::string_view text,
+  /// the job: literals, `all`, the session's names (`names`: `focus`, named
+  /// sets, `$equiv[N]`; a null member is none defined) and live states, read
+  /// with one views() call the first time an operand needs them (a rank is
+  /// `blocked` after `blockedAfter` in one MPI call). `at entry NAME` is the
+  /// ranks frozen by a breakpoint, freeze or step at entry point NAME;
+  /// `where PATH OP VALUE` asks the ranks' objects (ranksWhere). An empty
+  /// result is not an error. Errors: no job, the expression's syntax, an
+  /// unknown name or MPI function.
+  Expected<RankSet> ranks(std::string_view text, const RankNames& names = {},
                           std::chrono::milliseconds blockedAfter = std::chrono::milliseconds(1000));
 
   /// Current state of `ranks` (all when empty): queries reachable ranks'
@@ -145,21 +153,14 @@ class Debugger {
   /// (empty when all went well).
   std::map<int, std::string> continueRanks(const RankSet& ranks);
 
-  /// What one rank answered to a control request (ccs/proto/ControlProtocol.hpp).
-  struct ControlOutcome {
-    bool ok = false;
-    std::string message;  ///< the error, or a note on success ("already stopped")
-    /// Not sent: gdb holds the rank (ok is false). Commands report such ranks
-    /// as skipped, not as a failure of the command.
-    bool skipped = false;
-  };
+  /// What one rank answered to a control request (ControlService.hpp).
+  using ControlOutcome = core::ControlOutcome;
   /// Sends control `handler` with `data` to `ranks` (through the tree) and
   /// returns each rank's outcome; ranks that cannot answer (held by gdb,
   /// ended, silent) get ok=false with the reason (RankRouter::refusal; a
   /// rank gdb holds: RankRouter::kHeldByGdb, skipped). Ranks that never
   /// registered get no outcome.
-  std::map<int, ControlOutcome> control(const RankSet& ranks, std::string_view handler,
-                                        const std::string& data);
+  ControlOutcomes control(const RankSet& ranks, std::string_view handler, const std::string& data);
   /// Sends `handler` with `data` to each rank of `ranks` directly (not
   /// through the tree: each reply stays its rank's) and returns the replies
   /// by rank. Ranks that cannot answer get an Error saying why (not
@@ -174,7 +175,7 @@ class Debugger {
   /// The message-queue state of `ranks` (all when empty), for `queues` and
   /// `hang`: reachable ranks answer mpidbg/queues through the tree; ranks
   /// held by gdb (their CCS thread is stopped) are read from memory through
-  /// the mqs DLL (mqsDll, else the one the rank names in MPIR_dll_name);
+  /// the mqs DLL (setMqsDll, else the one the rank names in MPIR_dll_name);
   /// ended ranks are listed with how they ended, silent ones as unreadable.
   HangInput queueStates(const RankSet& ranks = {});
   /// Like queueStates, but every live rank is read from memory through the
@@ -194,31 +195,18 @@ class Debugger {
   /// session; ranks whose runtime does not answer get a one-shot gdb (two at
   /// a time; on this host only); ended ranks are listed with how they ended.
   StackInput stacks(const RankSet& ranks = {});
-  /// The equivalence classes of the last `where`/`equiv`, largest first:
-  /// `$equiv[N]` (1-based) in a rank set names class N.
-  std::vector<RankSet> equivalenceClasses;
-  /// Rank sets named with `set NAME = EXPR`, by name: the value at definition
-  /// time (like gdb convenience variables), not re-evaluated.
-  std::map<std::string, RankSet> namedSets;
-  /// The focus (`focus EXPR`): the ranks commands act on when given no RANKS;
-  /// nullopt when there is none (every rank). Never empty when set.
-  std::optional<RankSet> focus;
+  /// `--mqs-dll PATH`: the message-queue DLL queueStates and
+  /// queueStatesFromMemory load to read ranks from memory, instead of the
+  /// one a rank names in MPIR_dll_name ("" for that one, the default).
+  void setMqsDll(std::string path) { mqsDll_ = std::move(path); }
+  /// The DLL set with setMqsDll ("" when none).
+  const std::string& mqsDll() const { return mqsDll_; }
 
-  /// `--mqs-dll PATH`: the message-queue DLL to load instead of the one a
-  /// rank names in MPIR_dll_name.
-  std::string mqsDll;
-
-  /// A breakpoint as the user set it: its number, the ranks it is on, and the
-  /// record sent to them.
-  struct BreakpointEntry {
-    int id = 0;
-    RankSet ranks;
-    ccs::proto::Breakpoint spec;
-  };
-  /// The breakpoints set in this session, by number.
-  std::map<int, BreakpointEntry>& breakpoints() { return breakpoints_; }
-  /// The number the next breakpoint gets.
-  int takeBreakpointId() { return nextBreakpointId_++; }
+  /// Execution control for the commands (ControlService.hpp): the session's
+  /// breakpoints and their numbers, set / delete / enable / list, freeze,
+  /// step and entries, over control() and collect(). Its breakpoints outlive
+  /// kill(); detach() forgets them.
+  ControlService& controls() { return *controls_; }
 
   /// Leaves the job running without the debugger: every rank drops its
   /// breakpoints and resumes, gdb sessions detach, the event channels close,
@@ -261,19 +249,15 @@ class Debugger {
 
   /// The one way requests reach the ranks (sorting held / ended / without
   /// runtime / reachable, and the messages saying so), over this job's
-  /// runtimes (RuntimeRanks with useTree, treeFanOut, requestTimeout).
+  /// runtimes (RuntimeRanks with routing()).
   RankRouter& router() { return *router_; }
 
-  /// Send requests for many ranks through the ranks' forwarding tree (one
-  /// request to the lowest reachable rank, ../shared/DESIGN.md data flow 3)
-  /// instead of one connection per rank. Direct connections remain the
-  /// fallback when the gateway fails.
-  bool useTree = true;
-  /// Fan-out of the forwarding tree.
-  std::size_t treeFanOut = ccs::kDefaultFanOut;
-
-  /// Timeout of one CCS request to a rank.
-  std::chrono::milliseconds requestTimeout{3000};
+  /// How requests reach the ranks, as given at construction: through the
+  /// ranks' forwarding tree (useTree: one request to the lowest reachable
+  /// rank, ../shared/DESIGN.md data flow 3; direct connections remain the
+  /// fallback when the gateway fails) or one connection per rank, the
+  /// tree's fan-out, and the timeout of one CCS request to a rank.
+  const RouteSettings& routing() const { return routing_; }
 
  private:
   /// The top `depth` frames of `rank` from its gdb session (empty when gdb
@@ -289,6 +273,7 @@ class Debugger {
   Expected<ccs::proto::RankQueues> readProcessRank(const RankInfo& info);
 
   std::function<void(const std::string&)> notify_;
+  RouteSettings routing_;
   Job job_;
   std::unique_ptr<SessionDir> sessionDir_;
   std::unique_ptr<EventHub> hub_;
@@ -300,8 +285,8 @@ class Debugger {
   /// The ranks' runtimes over channels_, and the router in front of them.
   std::unique_ptr<RuntimeRanks> backend_;
   std::unique_ptr<RankRouter> router_;
-  std::map<int, BreakpointEntry> breakpoints_;
-  int nextBreakpointId_ = 1;
+  /// The breakpoint table and the control requests, over control() and collect().
+  std::unique_ptr<ControlService> controls_;
   /// When each rank was last let go (continue, step): a rank released inside
   /// an MPI call restamps the call's entry only once its thread runs, so a
   /// status read in between would show it waiting since before its stop.
@@ -311,6 +296,8 @@ class Debugger {
   void noteResumed(const std::vector<RankInfo>& ranks, const std::map<int, std::string>& missing);
   /// attach() succeeded and neither detach() nor kill() came since.
   bool attached_ = false;
+  /// setMqsDll's path ("": each rank's MPIR_dll_name).
+  std::string mqsDll_;
 };
 
 }  // namespace mpidbg::core

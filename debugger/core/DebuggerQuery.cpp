@@ -92,11 +92,10 @@ void Debugger::noteResumed(const std::vector<RankInfo>& ranks, const std::map<in
     if (!missing.count(info.rank)) resumedAt_[info.rank] = now;
 }
 
-std::map<int, Debugger::ControlOutcome> Debugger::control(const RankSet& ranks, std::string_view handler,
-                                                          const std::string& data) {
+ControlOutcomes Debugger::control(const RankSet& ranks, std::string_view handler, const std::string& data) {
   auto answers = router_->ask<proto::ControlReply>(ranks, ControlRequest{handler, data});
   if (handler == proto::kStepHandler) noteResumed(answers.sort.reachable, answers.silent);
-  std::map<int, ControlOutcome> outcomes;
+  ControlOutcomes outcomes;
   for (auto& [rank, reply] : answers.replies) {
     const auto refused = answers.sort.refused.find(rank);
     if (refused != answers.sort.refused.end() && refused->second == RankReach::NotRegistered) continue;

@@ -1,5 +1,6 @@
 // Debugger::ranks: a rank-set expression evaluated against the job (named
 // sets, $equiv[N], the focus, live states, calls, entries, object fields).
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,22 +20,25 @@ namespace {
 /// come from one views() call, made the first time an operand needs them.
 class JobResolver final : public RankExprResolver {
  public:
-  JobResolver(Debugger& debugger, std::chrono::milliseconds blockedAfter)
-      : debugger_(debugger), blockedAfter_(blockedAfter) {}
+  JobResolver(Debugger& debugger, const RankNames& names, std::chrono::milliseconds blockedAfter)
+      : debugger_(debugger), names_(names), blockedAfter_(blockedAfter) {}
 
   int jobSize() const override { return debugger_.job().size(); }
 
   Expected<RankSet> namedSet(std::string_view name) override {
-    if (auto it = debugger_.namedSets.find(std::string(name)); it != debugger_.namedSets.end()) return it->second;
+    static const std::map<std::string, RankSet> kNone;
+    const auto& sets = names_.sets != nullptr ? *names_.sets : kNone;
+    if (auto it = sets.find(std::string(name)); it != sets.end()) return it->second;
     std::string known;
-    for (const auto& [n, set] : debugger_.namedSets) known += (known.empty() ? "" : ", ") + n;
+    for (const auto& [n, set] : sets) known += (known.empty() ? "" : ", ") + n;
     return fail("unknown rank set name '" + std::string(name) + "' (" +
                 (known.empty() ? std::string("no named sets yet") : "named sets: " + known) +
                 "; define one with 'set " + std::string(name) + " = EXPR')");
   }
 
   Expected<RankSet> equivalenceClass(std::size_t n) override {
-    const auto& classes = debugger_.equivalenceClasses;
+    static const std::vector<RankSet> kNone;
+    const auto& classes = names_.equivalenceClasses != nullptr ? *names_.equivalenceClasses : kNone;
     if (classes.empty()) return fail("no equivalence classes yet: run 'where' or 'equiv' first");
     if (n == 0 || n > classes.size())
       return fail("there is no $equiv[" + std::to_string(n) + "]: the last 'where'/'equiv' found " +
@@ -43,7 +47,8 @@ class JobResolver final : public RankExprResolver {
   }
 
   Expected<RankSet> focusSet() override {
-    return debugger_.focus ? *debugger_.focus : RankSet::all(jobSize());
+    if (names_.focus != nullptr && names_.focus->has_value()) return **names_.focus;
+    return RankSet::all(jobSize());
   }
 
   Expected<RankSet> liveState(LiveState state) override {
@@ -98,17 +103,19 @@ class JobResolver final : public RankExprResolver {
   }
 
   Debugger& debugger_;
+  RankNames names_;
   std::chrono::milliseconds blockedAfter_;
   std::optional<std::vector<RankView>> views_;
 };
 
 }  // namespace
 
-Expected<RankSet> Debugger::ranks(std::string_view text, std::chrono::milliseconds blockedAfter) {
+Expected<RankSet> Debugger::ranks(std::string_view text, const RankNames& names,
+                                  std::chrono::milliseconds blockedAfter) {
   if (!hasJob()) return fail("no job (start one with: mpidbg -- mpiexec -n 4 ./app)");
   auto expr = RankExpr::parse(text);
   if (!expr) return std::unexpected(expr.error());
-  JobResolver resolver(*this, blockedAfter);
+  JobResolver resolver(*this, names, blockedAfter);
   return expr->evaluate(resolver);
 }
 

@@ -114,7 +114,7 @@ HangInput Debugger::queueStatesFromMemory(const RankSet& wanted) {
   }
   guard.settle(std::chrono::milliseconds(2000));
   for (const auto& info : targets) {
-    auto q = mqs::readLiveRank(info.rank, info.pid, mqsDll);
+    auto q = mqs::readLiveRank(info.rank, info.pid, mqsDll_);
     if (q) input.ranks.push_back(std::move(*q));
     else input.unreadable[info.rank] = q.error().message;
   }
@@ -130,7 +130,7 @@ std::vector<std::string> Debugger::heldFrames(int rank, int depth) {
 
 Expected<proto::RankQueues> Debugger::readHeldRank(const RankInfo& info) {
   // gdb keeps the process stopped: its memory holds still while the DLL reads.
-  auto q = mqs::readLiveRank(info.rank, info.pid, mqsDll);
+  auto q = mqs::readLiveRank(info.rank, info.pid, mqsDll_);
   if (!q || !mqs::collectivesFromFrames(*q) || q->call) return q;
   // A DLL without collective state (Open MPI's, MPICH's): the collective the
   // rank is in, if any, comes from its stack frames, which gdb has.
@@ -151,7 +151,7 @@ Expected<proto::RankQueues> Debugger::readProcessRank(const RankInfo& info) {
     StopGuard guard;
     guard.stop(info.pid);
     guard.settle(std::chrono::milliseconds(2000));
-    auto q = mqs::readLiveRank(info.rank, info.pid, mqsDll);
+    auto q = mqs::readLiveRank(info.rank, info.pid, mqsDll_);
     if (q && (!mqs::collectivesFromFrames(*q) || q->call)) return q;
     if (!q) dllWhy = q.error().message;
   }

@@ -60,8 +60,8 @@ class RankBackend {
   virtual std::map<int, std::string> endedMeanwhile(const std::map<int, std::string>& missing) = 0;
 };
 
-/// How RuntimeRanks routes requests (Debugger::useTree, treeFanOut,
-/// requestTimeout).
+/// How RuntimeRanks routes requests (Debugger::routing(), given at its
+/// construction).
 struct RouteSettings {
   bool useTree = true;                        ///< through the forwarding tree for more than one rank
   std::size_t fanOut = 0;                     ///< fan-out of the tree

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +30,21 @@ struct ObjectCondition {
   std::string path;   ///< identifiers joined by '.', with [N] indices
   std::string op;     ///< one of == != < <= > >=
   std::string value;  ///< a number, an identifier, or a "quoted" string (quotes kept)
+};
+
+/// The names a rank-set expression may use that the session, not the job,
+/// defines (the CLI keeps them: cli::SessionState). Each member points at
+/// the caller's current value and must outlive the evaluation; a null member
+/// is "none defined": no named sets, no equivalence classes, no focus (so
+/// `focus` is every rank).
+struct RankNames {
+  /// The focus (`focus EXPR`): nullopt when there is none.
+  const std::optional<RankSet>* focus = nullptr;
+  /// Sets named with `set NAME = EXPR`, by name.
+  const std::map<std::string, RankSet>* sets = nullptr;
+  /// The equivalence classes of the last `where`/`equiv`, largest first
+  /// (`$equiv[N]` is element N-1).
+  const std::vector<RankSet>* equivalenceClasses = nullptr;
 };
 
 /// What an expression's operands stand for, supplied by whoever evaluates it

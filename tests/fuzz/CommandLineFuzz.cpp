@@ -168,16 +168,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // A session whose job is gone (killed) but which kept what the user set
   // up: named sets, a focus, equivalence classes, breakpoints.
   mpidbg::core::Debugger debugger([](const std::string&) {});
-  debugger.namedSets["S"] = RankSet::range(0, 3);
-  debugger.namedSets["late"] = RankSet::range(5, 5);
-  debugger.focus = RankSet::range(2, 3);
-  debugger.equivalenceClasses = {RankSet::range(0, 1), RankSet::range(2, 6), RankSet::range(7, 7)};
   for (int id : {1, 2}) {
     mpidbg::ccs::proto::Breakpoint spec;
     spec.id = id;
     spec.target = id == 1 ? "MPI_Bcast" : "MPI_Send";
-    debugger.breakpoints()[id] = {id, RankSet::range(0, 3), spec};
-    (void)debugger.takeBreakpointId();
+    debugger.controls().restore({id, RankSet::range(0, 3), spec});
   }
 
   // --json output into memory (open_memstream: no file, no terminal).
@@ -188,6 +183,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   mpidbg::cli::Console console;
   console.setJson(out);
   mpidbg::cli::Context context{debugger, console, {}};
+  context.session.namedSets["S"] = RankSet::range(0, 3);
+  context.session.namedSets["late"] = RankSet::range(5, 5);
+  context.session.focus = RankSet::range(2, 3);
+  context.session.equivalenceClasses = {RankSet::range(0, 1), RankSet::range(2, 6), RankSet::range(7, 7)};
   const CompletionContext completion = completionContext();
 
   std::vector<std::string> rendered;  // lines that printed an envelope

@@ -70,7 +70,9 @@ int main(int argc, char** argv) {
   std::printf("%6s %10s %12s %14s %8s\n", "ranks", "ccs ms", "memory ms", "memory/ccs", "verdict");
   int failures = 0;
   for (long n : sizes) {
-    core::Debugger debugger([](const std::string&) {});
+    core::RouteSettings routing = core::Debugger::defaultRouting();
+    routing.requestTimeout = std::chrono::seconds(20);
+    core::Debugger debugger([](const std::string&) {}, routing);
     core::LaunchOptions options;
     options.argv = {"mpiexec.mpich", "-n", std::to_string(n), program};
     options.runtimePath = build + "/lib/libmpidbg-rt.so";
@@ -80,7 +82,6 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "launch of %ld ranks failed: %s\n", n, launched.error().message.c_str());
       return 2;
     }
-    debugger.requestTimeout = std::chrono::seconds(20);
     if (!debugger.waitSettled(std::chrono::seconds(300), std::chrono::milliseconds(500), {})) {
       std::fprintf(stderr, "%ld ranks did not settle\n", n);
       return 2;

@@ -158,7 +158,9 @@ RealRow measureJob(const RealOptions& options, long n) {
   RealRow row;
   row.ranks = n;
   resetPeakResident();
-  core::Debugger debugger([](const std::string&) {});
+  core::RouteSettings routing = core::Debugger::defaultRouting();
+  routing.requestTimeout = std::chrono::seconds(30);
+  core::Debugger debugger([](const std::string&) {}, routing);
   core::LaunchOptions launch;
   launch.argv = {"mpiexec.mpich", "-n", std::to_string(n), options.program};
   launch.runtimePath = options.runtimePath;
@@ -170,7 +172,6 @@ RealRow measureJob(const RealOptions& options, long n) {
     return row;
   }
   row.launchMs = ms(Clock::now() - start);
-  debugger.requestTimeout = std::chrono::seconds(30);
 
   // The first status opens the connections to the tree: untimed; retried
   // once, as the last rank may still be on its way to freezing.

@@ -158,7 +158,9 @@ int main(int argc, char** argv) {
   for (const auto& mode : idleModes) {
     ::setenv("MPIDBG_IDLE_WAIT", mode.c_str(), 1);  // the launcher passes the environment on
     for (long n : sizes) {
-      core::Debugger debugger([](const std::string&) {});
+      core::RouteSettings routing = core::Debugger::defaultRouting();
+      routing.requestTimeout = std::chrono::seconds(20);
+      core::Debugger debugger([](const std::string&) {}, routing);
       core::LaunchOptions options;
       options.argv = {"mpiexec.mpich", "-n", std::to_string(n), program};
       options.runtimePath = build + "/lib/libmpidbg-rt.so";
@@ -169,7 +171,6 @@ int main(int argc, char** argv) {
                      launched.error().message.c_str());
         return 2;
       }
-      debugger.requestTimeout = std::chrono::seconds(20);
       if (!debugger.waitSettled(std::chrono::seconds(300), std::chrono::milliseconds(500), {})) {
         std::fprintf(stderr, "%ld ranks did not settle\n", n);
         return 2;

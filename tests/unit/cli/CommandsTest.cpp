@@ -84,8 +84,8 @@ TEST_CASE("commands check their arguments before they need the job", "[cli]") {
   core::Debugger debugger([](const std::string&) {});
   cli::Context ctx{debugger, console, {}};
   // As after `kill`: the focus and the breakpoints outlive the job.
-  debugger.focus = core::RankSet::range(2, 3);
-  debugger.breakpoints()[1] = {1, core::RankSet::range(0, 3), {}};
+  ctx.session.focus = core::RankSet::range(2, 3);
+  debugger.controls().restore({1, core::RankSet::range(0, 3), {}});
   const std::string noJob(cli::kNoJob);
   struct Row {
     const char* line;

@@ -66,32 +66,32 @@ TEST_CASE("set, unset, focus and unfocus without a job", "[cli][rankexpr]") {
     CHECK(r.error == row.error);
   }
 
-  CHECK(cli::promptFor(debugger) == "(mpidbg)");
+  CHECK(cli::promptFor(ctx.session) == "(mpidbg)");
   CHECK(cli::executeLine(ctx, "focus").text == "No focus: commands without RANKS act on every rank.\n");
   core::RankSet focus;
   focus.insert(2);
   focus.insert(3);
-  debugger.focus = focus;
-  CHECK(cli::promptFor(debugger) == "(mpidbg [2-3])");
+  ctx.session.focus = focus;
+  CHECK(cli::promptFor(ctx.session) == "(mpidbg [2-3])");
   CHECK(cli::executeLine(ctx, "focus").text ==
         "Focus: [2-3] (commands without RANKS act on these; 'unfocus' clears it)\n");
   CHECK(cli::executeLine(ctx, "unfocus").ok);
-  CHECK_FALSE(debugger.focus.has_value());
-  CHECK(cli::promptFor(debugger) == "(mpidbg)");
+  CHECK_FALSE(ctx.session.focus.has_value());
+  CHECK(cli::promptFor(ctx.session) == "(mpidbg)");
 
-  debugger.namedSets["S"] = focus;
+  ctx.session.namedSets["S"] = focus;
   CHECK(cli::executeLine(ctx, "set").text == "S = [2-3]\n");
   auto unset = cli::executeLine(ctx, "unset S");
   CHECK(unset.ok);
   CHECK(unset.text == "Forgot S.\n");
-  CHECK(debugger.namedSets.empty());
+  CHECK(ctx.session.namedSets.empty());
 }
 
 TEST_CASE("looksLikeRanks tells an optional leading rank set from the next argument", "[cli][rankexpr]") {
   cli::Console console;
   core::Debugger debugger([](const std::string&) {});
   cli::Context ctx{debugger, console, {}};
-  debugger.namedSets["S"] = core::RankSet::range(0, 1);
+  ctx.session.namedSets["S"] = core::RankSet::range(0, 1);
   for (const char* yes : {"3", "0-3", "[0-1]", "(in MPI_Recv)", "~S", "$equiv[1]", "all", "blocked", "focus", "S",
                           "S|3", "held&S"}) {
     INFO(yes);

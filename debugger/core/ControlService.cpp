@@ -1,0 +1,84 @@
+// ControlService: the session's breakpoint table and the control requests
+// (bp/set, bp/delete, bp/enable, bp/list, freeze, step, entries) encoded and
+// decoded here, so commands deal in typed values only.
+#include "debugger/core/ControlService.hpp"
+
+#include <algorithm>
+
+namespace mpidbg::core {
+
+namespace proto = ccs::proto;
+
+ControlService::ControlService(ControlChannel channel) : channel_(std::move(channel)) {}
+
+const BreakpointEntry* ControlService::find(int id) const {
+  const auto it = table_.find(id);
+  return it == table_.end() ? nullptr : &it->second;
+}
+
+BreakpointSet ControlService::set(const RankSet& ranks, proto::Breakpoint spec) {
+  BreakpointSet out;
+  spec.id = nextId_++;
+  out.outcomes = channel_.send(ranks, proto::kBreakSetHandler, proto::encode(spec));
+  for (const auto& [rank, o] : out.outcomes)
+    if (o.ok) out.ranks.insert(rank);
+  if (!out.ranks.empty()) table_[spec.id] = {spec.id, out.ranks, spec};
+  out.spec = std::move(spec);
+  return out;
+}
+
+Expected<ControlOutcomes> ControlService::remove(int id) {
+  const auto it = table_.find(id);
+  if (it == table_.end()) return fail("no breakpoint " + std::to_string(id));
+  proto::BreakpointRef ref;
+  ref.id = id;
+  auto outcomes = channel_.send(it->second.ranks, proto::kBreakDeleteHandler, proto::encode(ref, false));
+  table_.erase(id);
+  return outcomes;
+}
+
+Expected<ControlOutcomes> ControlService::setEnabled(int id, bool enabled) {
+  const auto it = table_.find(id);
+  if (it == table_.end()) return fail("no breakpoint " + std::to_string(id));
+  proto::BreakpointRef ref;
+  ref.id = id;
+  ref.enabled = enabled;
+  auto outcomes = channel_.send(it->second.ranks, proto::kBreakEnableHandler, proto::encode(ref, true));
+  it->second.spec.enabled = enabled;
+  return outcomes;
+}
+
+std::map<int, std::map<int, std::uint64_t>> ControlService::hits(const RankSet& ranks) {
+  std::map<int, std::map<int, std::uint64_t>> out;  // id -> rank -> hits
+  auto [text, missing] = channel_.collect(ranks, proto::kBreakListHandler);
+  if (auto list = proto::decodeBreakpoints(text))
+    for (const auto& b : *list) out[b.id][b.rank] = b.hits;
+  return out;
+}
+
+ControlOutcomes ControlService::freeze(const RankSet& ranks, bool now) {
+  proto::FreezeRequest request;
+  request.now = now;
+  return channel_.send(ranks, proto::kFreezeHandler, proto::encode(request));
+}
+
+ControlOutcomes ControlService::step(const RankSet& ranks, std::uint64_t count) {
+  proto::StepRequest request;
+  request.count = count;
+  return channel_.send(ranks, proto::kStepHandler, proto::encode(request));
+}
+
+Expected<EntryReport> ControlService::entries(const RankSet& ranks) {
+  auto [text, missing] = channel_.collect(ranks, proto::kEntriesHandler);
+  auto entries = proto::decodeEntries(text);
+  if (!entries) return std::unexpected(entries.error());
+  return EntryReport{std::move(*entries), std::move(missing)};
+}
+
+void ControlService::restore(BreakpointEntry entry) {
+  nextId_ = std::max(nextId_, entry.id + 1);
+  const int id = entry.id;
+  table_[id] = std::move(entry);
+}
+
+}  // namespace mpidbg::core
