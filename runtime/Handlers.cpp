@@ -16,6 +16,7 @@
 #include "Runtime.hpp"
 #include "StackCapture.hpp"
 #include "ThreadLevel.hpp"
+#include "TypedHandler.hpp"
 #include "ccs/proto/AttachProtocol.hpp"
 #include "ccs/transport/Frame.hpp"
 #include "ccs/proto/GdbServerProtocol.hpp"
@@ -109,11 +110,11 @@ std::optional<proto::MpiCall> observedCall(Runtime& rt, const std::optional<MpiC
 
 void registerHandlers(ccs::Server& server, Runtime& runtime) {
   Runtime* rt = &runtime;
-  server.addHandler(std::string(proto::kStatusHandler), guarded([rt](const ccs::Request&) -> ccs::HandlerResult {
-                      // Ends with a record separator, so the replies of many
-                      // ranks concatenate (forwarding tree) into a record list.
-                      return bytesOf(proto::encode(status(*rt)) + "--\n");
-                    }));
+  // Ends with a record separator, so the replies of many ranks concatenate
+  // (forwarding tree) into a record list.
+  on<proto::NoData, proto::Listed<proto::RankStatus>>(server, proto::kStatusHandler, [rt](const proto::NoData&) {
+    return proto::Listed<proto::RankStatus>{status(*rt)};
+  });
   server.addHandler(std::string(proto::kCollectivesHandler),
                     guarded([rt](const ccs::Request&) -> ccs::HandlerResult {
                       auto states = rt->comms().snapshot();
@@ -130,12 +131,13 @@ void registerHandlers(ccs::Server& server, Runtime& runtime) {
                       auto attached = rt->attachFrontend(frontend);
                       return bytesOf(attached ? std::string("ok\n") : "error: " + attached.error().message + "\n");
                     }));
-  server.addHandler(std::string(proto::kStacksHandler), guarded([rt](const ccs::Request&) -> ccs::HandlerResult {
-                      // Ends with a `--` line, so replies concatenate.
-                      StackCapture& capture = StackCapture::instance();
-                      capture.attach(rt->rank(), Control::instance().freezeSignal());
-                      return bytesOf(proto::encode(capture.capture(rt->rank())));
-                    }));
+  // One record ending with a `--` line (RankStacks is a list item), so
+  // replies concatenate.
+  on<proto::NoData, proto::RankStacks>(server, proto::kStacksHandler, [rt](const proto::NoData&) {
+    StackCapture& capture = StackCapture::instance();
+    capture.attach(rt->rank(), Control::instance().freezeSignal());
+    return capture.capture(rt->rank());
+  });
   server.addHandler(std::string(proto::kContinueHandler),
                     guarded([rt](const ccs::Request& request) -> ccs::HandlerResult {
                       if (request.data.empty()) {
