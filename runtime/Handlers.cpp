@@ -121,10 +121,9 @@ void registerHandlers(ccs::Server& server, Runtime& runtime) {
                       for (auto& state : states) state.worldRank = rt->rank();
                       return bytesOf(proto::encode(std::span<const proto::CommState>(states)) + "--\n");
                     }));
-  server.addHandler(std::string(proto::kQueuesHandler), guarded([rt](const ccs::Request&) -> ccs::HandlerResult {
-                      // Ends with the `==` terminator line, so replies concatenate.
-                      return bytesOf(proto::encode(queuesOf(*rt)));
-                    }));
+  // Ends with the `==` terminator line (its encode()), so replies concatenate.
+  on<proto::NoData, proto::RankQueues>(server, proto::kQueuesHandler,
+                                       [rt](const proto::NoData&) { return queuesOf(*rt); });
   server.addHandler(std::string(proto::kAttachHandler), guarded([rt](const ccs::Request& request) -> ccs::HandlerResult {
                       // A listening job: register with the attaching front end.
                       const std::string frontend(request.data.begin(), request.data.end());
