@@ -16,6 +16,7 @@
 #include "Runtime.hpp"
 #include "StackCapture.hpp"
 #include "ThreadLevel.hpp"
+#include "TypedHandler.hpp"
 #include "ccs/proto/AttachProtocol.hpp"
 #include "ccs/transport/Frame.hpp"
 #include "ccs/proto/GdbServerProtocol.hpp"
@@ -109,33 +110,33 @@ std::optional<proto::MpiCall> observedCall(Runtime& rt, const std::optional<MpiC
 
 void registerHandlers(ccs::Server& server, Runtime& runtime) {
   Runtime* rt = &runtime;
-  server.addHandler(std::string(proto::kStatusHandler), guarded([rt](const ccs::Request&) -> ccs::HandlerResult {
-                      // Ends with a record separator, so the replies of many
-                      // ranks concatenate (forwarding tree) into a record list.
-                      return bytesOf(proto::encode(status(*rt)) + "--\n");
-                    }));
+  // Ends with a record separator, so the replies of many ranks concatenate
+  // (forwarding tree) into a record list.
+  on<proto::NoData, proto::Listed<proto::RankStatus>>(server, proto::kStatusHandler, [rt](const proto::NoData&) {
+    return proto::Listed<proto::RankStatus>{status(*rt)};
+  });
   server.addHandler(std::string(proto::kCollectivesHandler),
                     guarded([rt](const ccs::Request&) -> ccs::HandlerResult {
                       auto states = rt->comms().snapshot();
                       for (auto& state : states) state.worldRank = rt->rank();
                       return bytesOf(proto::encode(std::span<const proto::CommState>(states)) + "--\n");
                     }));
-  server.addHandler(std::string(proto::kQueuesHandler), guarded([rt](const ccs::Request&) -> ccs::HandlerResult {
-                      // Ends with the `==` terminator line, so replies concatenate.
-                      return bytesOf(proto::encode(queuesOf(*rt)));
-                    }));
+  // Ends with the `==` terminator line (its encode()), so replies concatenate.
+  on<proto::NoData, proto::RankQueues>(server, proto::kQueuesHandler,
+                                       [rt](const proto::NoData&) { return queuesOf(*rt); });
   server.addHandler(std::string(proto::kAttachHandler), guarded([rt](const ccs::Request& request) -> ccs::HandlerResult {
                       // A listening job: register with the attaching front end.
                       const std::string frontend(request.data.begin(), request.data.end());
                       auto attached = rt->attachFrontend(frontend);
                       return bytesOf(attached ? std::string("ok\n") : "error: " + attached.error().message + "\n");
                     }));
-  server.addHandler(std::string(proto::kStacksHandler), guarded([rt](const ccs::Request&) -> ccs::HandlerResult {
-                      // Ends with a `--` line, so replies concatenate.
-                      StackCapture& capture = StackCapture::instance();
-                      capture.attach(rt->rank(), Control::instance().freezeSignal());
-                      return bytesOf(proto::encode(capture.capture(rt->rank())));
-                    }));
+  // One record ending with a `--` line (RankStacks is a list item), so
+  // replies concatenate.
+  on<proto::NoData, proto::RankStacks>(server, proto::kStacksHandler, [rt](const proto::NoData&) {
+    StackCapture& capture = StackCapture::instance();
+    capture.attach(rt->rank(), Control::instance().freezeSignal());
+    return capture.capture(rt->rank());
+  });
   server.addHandler(std::string(proto::kContinueHandler),
                     guarded([rt](const ccs::Request& request) -> ccs::HandlerResult {
                       if (request.data.empty()) {

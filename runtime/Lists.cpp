@@ -22,6 +22,7 @@
 #include "Handlers.hpp"
 #include "RequestTracking.hpp"
 #include "Runtime.hpp"
+#include "TypedHandler.hpp"
 #include "ccs/proto/ListProtocol.hpp"
 #include "mpidbg/mpidbg.h"
 #include "mpidbg/pup.hpp"
@@ -350,26 +351,26 @@ void registerListHandlers(ccs::Server& server, Runtime& runtime) {
         PUP(hits);
       }));
 
-  server.addHandler(std::string(proto::kListLenHandler), guardedWith(
-      [](const ccs::Request& request) -> ccs::HandlerResult {
-        auto path = proto::decodeListLenRequest(request.data);
-        if (!path) return proto::encodeListLength(-1);
-        auto length = ListRegistry::instance().length(*path);
-        return proto::encodeListLength(length ? *length : -1);
+  // A request that does not decode, or a failure, answers length -1.
+  on<proto::ListLenRequest, proto::ListLength>(
+      server, proto::kListLenHandler,
+      [](const proto::ListLenRequest& request) {
+        auto length = ListRegistry::instance().length(request.path);
+        return proto::ListLength{length ? *length : -1};
       },
-      [](const std::string&) -> ccs::HandlerResult { return proto::encodeListLength(-1); }));
+      [](const std::string&) { return proto::ListLength{-1}; });
   for (const int format : {MPIDBG_LIST_FMT, MPIDBG_LIST_TXT}) {
     const std::string_view handler = format == MPIDBG_LIST_FMT ? proto::kListItemsFmtHandler : proto::kListItemsTxtHandler;
-    server.addHandler(std::string(handler), guardedWith(
-        [format](const ccs::Request& request) -> ccs::HandlerResult {
-          auto items = proto::decodeListItemsRequest(request.data);
-          if (!items) return proto::encodeListError(items.error().message);
-          auto reply = ListRegistry::instance().items(items->path, items->lo, items->hiPlus1, format);
-          if (!reply) return proto::encodeListError(reply.error().message);
+    // A request that does not decode, or a failure, answers an error reply.
+    on<proto::ListItemsRequest, proto::ListItemsReply>(
+        server, handler,
+        [format](const proto::ListItemsRequest& request) {
+          auto reply = ListRegistry::instance().items(request.path, request.lo, request.hiPlus1, format);
+          if (!reply) return proto::ListItemsReply{proto::encodeListError(reply.error().message)};
           if (format == MPIDBG_LIST_TXT) reply->push_back(0);  // as Charm++ ends a .txt reply
-          return std::move(*reply);
+          return proto::ListItemsReply{std::move(*reply)};
         },
-        [](const std::string& message) -> ccs::HandlerResult { return proto::encodeListError(message); }));
+        [](const std::string& message) { return proto::ListItemsReply{proto::encodeListError(message)}; });
   }
 }
 

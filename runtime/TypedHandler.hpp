@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "Guarded.hpp"
+#include "ccs/proto/BinaryMessage.hpp"
 #include "ccs/proto/Message.hpp"
 #include "ccs/transport/Server.hpp"
 
@@ -20,22 +21,30 @@ namespace mpidbg::rt {
 namespace typed {
 
 /// The request's data decoded as Request (proto::NoData: not decoded, any
-/// data ignored), or the decoder's error.
+/// data ignored; a binary message: ccs/proto/BinaryMessage.hpp), or the
+/// decoder's error.
 template <typename Request>
 Expected<Request> requestOf(const ccs::Request& request) {
   if constexpr (std::is_same_v<Request, ccs::proto::NoData>) {
     return Request{};
+  } else if constexpr (ccs::proto::BinaryDescribed<Request>) {
+    return ccs::proto::decodeBinary<Request>(request.data);
   } else {
     const std::string_view text(reinterpret_cast<const char*>(request.data.data()), request.data.size());
     return ccs::proto::decodeRecord<Request>(text);
   }
 }
 
-/// `reply` as the handler's answer (ccs/proto/Message.hpp encodeReply).
+/// `reply` as the handler's answer (ccs/proto/Message.hpp encodeReply; a
+/// binary message: encodeBinary).
 template <typename Reply>
 ccs::HandlerResult bytesOfReply(const Reply& reply) {
-  const std::string text = ccs::proto::encodeReply(reply);
-  return std::vector<std::uint8_t>(text.begin(), text.end());
+  if constexpr (ccs::proto::BinaryDescribed<Reply>) {
+    return ccs::proto::encodeBinary(reply);
+  } else {
+    const std::string text = ccs::proto::encodeReply(reply);
+    return std::vector<std::uint8_t>(text.begin(), text.end());
+  }
 }
 
 }  // namespace typed

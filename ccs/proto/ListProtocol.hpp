@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ccs/proto/BinaryMessage.hpp"
 #include "ccs/proto/PupFmt.hpp"
 #include "mpidbg/Error.hpp"
 
@@ -49,6 +50,59 @@ struct ListItemsRequest {
   std::int32_t hiPlus1 = 0; ///< one past the last item
   std::vector<std::uint8_t> extra;  ///< handler-specific bytes (unused by mpidbg's lists)
   std::string path;
+
+  /// The request in errors.
+  static constexpr std::string_view kName = "list request";
+  /// [lo][hi+1][extraLen][extra][pathLen][path][NUL]; lo >= 0, lo <= hi+1,
+  /// at most kMaxListItems items (checked as soon as read).
+  static constexpr auto parts() {
+    using T = ListItemsRequest;
+    return std::tuple{int32Part("lo", &T::lo).checked(+[](const T& r) -> Expected<void> {
+                        if (r.lo < 0) return fail("lo " + std::to_string(r.lo) + " is negative");
+                        return {};
+                      }),
+                      int32Part("hi+1", &T::hiPlus1).checked(+[](const T& r) -> Expected<void> {
+                        if (r.hiPlus1 < r.lo)
+                          return fail("hi+1 " + std::to_string(r.hiPlus1) + " is below lo " + std::to_string(r.lo));
+                        if (r.hiPlus1 - r.lo > kMaxListItems)
+                          return fail(std::to_string(r.hiPlus1 - r.lo) + " items asked (at most " +
+                                      std::to_string(kMaxListItems) + ")");
+                        return {};
+                      }),
+                      blockPart("extra", &T::extra, kMaxListExtra),
+                      textPart("path", &T::path, kMaxListPath)};
+  }
+};
+
+/// A decoded ccs_list_len request: [pathLen][path][NUL].
+struct ListLenRequest {
+  std::string path;
+
+  /// The request in errors.
+  static constexpr std::string_view kName = "list request";
+  /// The path alone.
+  static constexpr auto parts() { return std::tuple{textPart("path", &ListLenRequest::path, kMaxListPath)}; }
+};
+
+/// The ccs_list_len reply: one big-endian int32, -1 for no such list.
+struct ListLength {
+  std::int32_t length = -1;
+
+  /// The reply in errors.
+  static constexpr std::string_view kName = "ccs_list_len reply";
+  /// The length alone.
+  static constexpr auto parts() { return std::tuple{int32Part("the length", &ListLength::length)}; }
+};
+
+/// A ccs_list_items.* reply as the runtime sends it: the PUP bytes of the
+/// items, or an error reply (encodeListError).
+struct ListItemsReply {
+  std::vector<std::uint8_t> bytes;
+
+  /// The reply in errors.
+  static constexpr std::string_view kName = "list reply";
+  /// The bytes as they are.
+  static constexpr auto parts() { return std::tuple{restPart(&ListItemsReply::bytes)}; }
 };
 
 /// The ccs_list_len request body for `path`.

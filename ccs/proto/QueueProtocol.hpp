@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ccs/proto/Field.hpp"
 #include "ccs/proto/RankProtocol.hpp"
 #include "mpidbg/Error.hpp"
 
@@ -22,8 +23,17 @@ namespace mpidbg::ccs::proto {
 /// Queue state of the rank (no data) -> one RankQueues encoding.
 inline constexpr std::string_view kQueuesHandler = "mpidbg/queues";
 
+/// Most elements a decoded list (frames, history, communicators, operations,
+/// world ranks, waited requests) may claim.
+inline constexpr std::size_t kMaxQueueListLength = 1u << 20;
+
 /// Where the rank is in MPI's life (StateLayout.h enum mpidbg_phase).
 enum class MpiPhase : std::uint8_t { NotInitialized, Running, Finalizing, Finalized };
+/// The wire spellings of MpiPhase, indexed by its value.
+inline constexpr std::array<std::string_view, 4> kMpiPhaseNames = {"not-initialized", "running", "finalizing",
+                                                                   "finalized"};
+/// The wire spellings of PendingOp::Kind, indexed by its value.
+inline constexpr std::array<std::string_view, 4> kOpKindNames = {"send", "recv", "collective", "rma"};
 /// "not-initialized", "running", "finalizing", "finalized".
 std::string_view phaseName(MpiPhase p);
 
@@ -51,6 +61,29 @@ struct PendingOp {
   std::int32_t collClass = -1;  ///< CollClass of a collective, else -1
   std::uint64_t collCall = 0;   ///< per-class call number of a collective
   std::uint64_t collSeq = 0;    ///< the communicator's collective sequence number
+
+  /// The keys after "comm.I.LIST.J." (see encode(const RankQueues&)).
+  static constexpr auto fields() {
+    using T = PendingOp;
+    return std::tuple{field("kind", &T::kind).names(kOpKindNames),
+                      field("function", &T::function),
+                      field("blocking", &T::blocking),
+                      field("persistent", &T::persistent),
+                      field("active", &T::active),
+                      field("waited", &T::waited),
+                      field("sync", &T::synchronous),
+                      field("request", &T::request).hex(),
+                      field("comm", &T::comm).hex(),
+                      field("peer", &T::peer),
+                      field("tag", &T::tag),
+                      field("count", &T::count),
+                      field("bytes", &T::bytes),
+                      field("buffer", &T::buffer).hex(),
+                      field("datatype", &T::datatype).hex().when(+[](const T& op) { return op.datatype != 0; }),
+                      field("class", &T::collClass),
+                      field("collcall", &T::collCall),
+                      field("collseq", &T::collSeq)};
+  }
 };
 
 /// "send", "recv", "collective", "rma".
@@ -63,6 +96,13 @@ struct CollRecord {
   std::string function;         ///< "MPI_Bcast", "MPI_Comm_split", "MPI_Ibarrier", ...
   std::int32_t root = -1;       ///< -1 when unrooted
   std::int64_t count = -1;      ///< elements; -1 when not one number
+
+  /// The keys after "hist.I.".
+  static constexpr auto fields() {
+    using T = CollRecord;
+    return std::tuple{field("comm", &T::comm).hex(), field("seq", &T::seq), field("function", &T::function),
+                      field("root", &T::root), field("count", &T::count)};
+  }
 };
 
 /// A receive or probe with MPI_ANY_SOURCE that matched a message: which
@@ -74,6 +114,13 @@ struct WildcardMatch {
   std::int32_t source = 0;      ///< the sender it matched, rank in `comm`
   std::int32_t matchedTag = 0;  ///< the tag of the message it matched
   std::uint64_t call = 0;       ///< the rank's MPI call number of the receive (status's mpi_calls)
+
+  /// The keys after "wild.I.".
+  static constexpr auto fields() {
+    using T = WildcardMatch;
+    return std::tuple{field("comm", &T::comm).hex(), field("function", &T::function), field("tag", &T::tag),
+                      field("source", &T::source),   field("mtag", &T::matchedTag),     field("call", &T::call)};
+  }
 };
 /// How many wildcard matches a rank keeps (the most recent ones).
 inline constexpr std::size_t kWildcardMatches = 16;
@@ -89,6 +136,14 @@ struct WindowLock {
   std::uint64_t call = 0;    ///< the rank's MPI call number of the MPI_Win_lock
   /// False while the rank is inside the MPI_Win_lock that asks for it.
   bool granted = true;
+
+  /// The keys after "lock.I." ("granted" only when false).
+  static constexpr auto fields() {
+    using T = WindowLock;
+    return std::tuple{field("win", &T::win).hex(), field("target", &T::target), field("excl", &T::exclusive),
+                      field("call", &T::call),
+                      field("granted", &T::granted).when(+[](const T& l) { return !l.granted; })};
+  }
 };
 /// How many locks a rank reports (the oldest ones past that are dropped).
 inline constexpr std::size_t kMaxWindowLocks = 256;
@@ -113,6 +168,15 @@ struct WindowEpoch {
   std::uint64_t waited = 0;    ///< of those, ended (MPI_Win_wait returned)
   bool access = false;         ///< `peer` is in the open access epoch's group
   bool exposure = false;       ///< `peer` is in the open exposure epoch's group
+
+  /// The keys after "epoch.I.".
+  static constexpr auto fields() {
+    using T = WindowEpoch;
+    return std::tuple{field("win", &T::win).hex(),         field("peer", &T::peer),
+                      field("started", &T::started),       field("completed", &T::completed),
+                      field("posted", &T::posted),         field("waited", &T::waited),
+                      field("access", &T::access),         field("exposure", &T::exposure)};
+  }
 };
 /// How many (window, peer) rows a rank reports (the oldest windows' rows past
 /// that are dropped).
@@ -139,6 +203,15 @@ struct MessageCount {
   std::uint64_t sent = 0;      ///< messages sent to `peer` with `tag`
   std::uint64_t received = 0;  ///< messages received from `peer` with `tag`
   std::string function;        ///< the first send's function ("MPI_Send"); empty when nothing was sent
+
+  /// The keys after "msg.I." ("function" only when set).
+  static constexpr auto fields() {
+    using T = MessageCount;
+    return std::tuple{field("comm", &T::comm).hex(), field("peer", &T::peer),
+                      field("tag", &T::tag),         field("sent", &T::sent),
+                      field("recvd", &T::received),
+                      field("function", &T::function).when(+[](const T& m) { return !m.function.empty(); })};
+  }
 };
 /// Most message counts a rank keeps (runtime/MessageLedger.hpp's table).
 inline constexpr std::size_t kMaxMessageCounts = 4096;
@@ -153,6 +226,20 @@ struct CommQueues {
   std::vector<PendingOp> unexpected;  ///< unexpected messages, where the source knows them
   std::vector<PendingOp> collectives; ///< pending nonblocking collectives
   std::vector<PendingOp> rma;       ///< pending request-based one-sided operations (on a window)
+
+  /// The keys after "comm.I.": the CommState's, then the rest.
+  static constexpr auto fields() {
+    using T = CommQueues;
+    constexpr std::size_t n = kMaxQueueListLength;
+    return std::tuple{inlined(&T::state),
+                      field("worldranks", &T::worldRanks).atMost(n),
+                      field("collseq", &T::collSeq),
+                      items("sends", "send", &T::sends, n),
+                      items("recvs", "recv", &T::recvs, n),
+                      items("unexpected", "unexp", &T::unexpected, n),
+                      items("collectives", "coll", &T::collectives, n),
+                      items("rma", "rma", &T::rma, n).whenNonEmpty()};
+  }
 };
 
 /// Everything the verdict needs from one rank.
@@ -190,6 +277,28 @@ struct RankQueues {
   /// "frozen at ...", "stepped to ...", "at the end of MPI_Init"); empty
   /// while the rank runs by itself (and when read from memory).
   std::string held;
+
+  /// The keys of encode(const RankQueues&) before its `==` line.
+  static constexpr auto fields() {
+    using T = RankQueues;
+    constexpr std::size_t n = kMaxQueueListLength;
+    return std::tuple{
+        field("world", &T::worldRank),
+        field("phase", &T::phase).names(kMpiPhaseNames),
+        field("source", &T::source),
+        field("error", &T::error).when(+[](const T& q) { return !q.error.empty(); }),
+        field("held", &T::held).when(+[](const T& q) { return !q.held.empty(); }),
+        sub("call.", &T::call),
+        field("waiting", &T::waitingOn).hex().atMost(n),
+        items("frames", "frame", &T::frames, n),
+        items("history", "hist", &T::history, n),
+        items("wild", "wild", &T::wildcards, kWildcardMatches).whenNonEmpty().counting("matches"),
+        items("locks", "lock", &T::locks, kMaxWindowLocks).whenNonEmpty().counting("locks"),
+        items("epochs", "epoch", &T::epochs, kMaxWindowEpochs).whenNonEmpty().counting("epoch rows"),
+        items("msgs", "msg", &T::messages, kMaxMessageCounts).whenNonEmpty().counting("message counts"),
+        field("msgs.partial", &T::messagesPartial).when(+[](const T& q) { return q.messagesPartial; }),
+        items("comms", "comm", &T::comms, n)};
+  }
 };
 
 /// One RankQueues as text; decodeRankQueues reads it back exactly.
@@ -249,8 +358,5 @@ Expected<std::vector<RankQueues>> decodeRankQueuesList(std::string_view text);
 
 /// The terminator line of one RankQueues encoding.
 inline constexpr std::string_view kQueuesTerminator = "==";
-/// Most elements a decoded list (frames, history, communicators, operations,
-/// world ranks, waited requests) may claim.
-inline constexpr std::size_t kMaxQueueListLength = 1u << 20;
 
 }  // namespace mpidbg::ccs::proto

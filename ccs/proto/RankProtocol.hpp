@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ccs/proto/Field.hpp"
 #include "mpidbg/Error.hpp"
 
 namespace mpidbg::ccs::proto {
@@ -55,6 +56,8 @@ enum class RankState : std::uint8_t {
   InMpi,      ///< inside an intercepted MPI call (see RankStatus::call)
   Finalized,  ///< MPI_Finalize has returned
 };
+/// The wire spellings of RankState, indexed by its value.
+inline constexpr std::array<std::string_view, 4> kRankStateNames = {"running", "frozen", "in-mpi", "finalized"};
 /// "running", "frozen", "in-mpi", "finalized" (the wire spelling).
 std::string_view stateName(RankState s);
 
@@ -82,6 +85,22 @@ struct MpiCall {
   /// With `polling`: microseconds since the last test returned, 0 while
   /// inside one. Key `call.sincelastus`, only with `call.polling`.
   std::uint64_t sinceLastUs = 0;
+
+  /// The keys after "call." (appendCall), in wire order.
+  static constexpr auto fields() {
+    using T = MpiCall;
+    return std::tuple{field("function", &T::function),
+                      field("peerrole", &T::peerRole),
+                      field("peer", &T::peer),
+                      field("tag", &T::tag).flaggedBy(&T::hasTag),
+                      field("comm", &T::comm),
+                      field("commname", &T::commName),
+                      field("collcall", &T::collCall),
+                      field("elapsedus", &T::elapsedUs),
+                      field("seq", &T::seq),
+                      field("polling", &T::polling).when(+[](const T& c) { return c.polling; }),
+                      field("sincelastus", &T::sinceLastUs).when(+[](const T& c) { return c.polling; })};
+  }
 };
 
 /// Reply of kStatusHandler. Keys: rank, size, state, mpicalls, stop (only
@@ -104,6 +123,20 @@ struct RankStatus {
   /// not numbered. Key `stopno`, only when non-zero. Last member, so
   /// existing aggregate initializers keep working.
   std::uint32_t stopNumber = 0;
+
+  /// The record in errors.
+  static constexpr std::string_view kName = "rank status";
+  /// The keys of encode(const RankStatus&), in wire order.
+  static constexpr auto fields() {
+    using T = RankStatus;
+    return std::tuple{field("rank", &T::rank),
+                      field("size", &T::size),
+                      field("state", &T::state).names(kRankStateNames),
+                      field("mpicalls", &T::mpiCalls),
+                      field("stop", &T::stop).when(+[](const T& s) { return !s.stop.empty(); }),
+                      field("stopno", &T::stopNumber).when(+[](const T& s) { return s.stopNumber != 0; }),
+                      sub("call.", &T::call)};
+  }
 };
 
 /// Collective counters of one communicator in one rank (reply of
@@ -127,6 +160,22 @@ struct CommState {
   std::int32_t worldRank = -1;
   std::array<std::uint64_t, kCollClassCount> counts{};  ///< calls entered per class
   std::array<bool, kCollClassCount> active{};           ///< inside a call of the class now
+
+  /// The record in errors.
+  static constexpr std::string_view kName = "communicator state record";
+  /// The keys of appendCommState, in wire order.
+  static constexpr auto fields() {
+    using T = CommState;
+    return std::tuple{field("handle", &T::handle),
+                      field("root", &T::rootWorldRank),
+                      field("world", &T::worldRank).when(+[](const T& c) { return c.worldRank >= 0; }),
+                      field("uid", &T::uid).when(+[](const T& c) { return c.uid != 0; }),
+                      field("size", &T::size),
+                      field("rank", &T::localRank),
+                      field("name", &T::name),
+                      field("counts", &T::counts),
+                      field("active", &T::active)};
+  }
 };
 
 /// Names one communicator across the processes of a job (a map key):
@@ -174,7 +223,33 @@ struct Registration {
   std::string node;
   bool pmixPublished = false;
   std::string mac;
+
+  /// The record in errors.
+  static constexpr std::string_view kName = "registration";
+  /// The keys of encode(const Registration&) before the mac line, in wire
+  /// order (the mac, written or not, is added by encode()).
+  static constexpr auto fields() {
+    using T = Registration;
+    constexpr auto pmix = +[](const T& r) { return !r.pmixNamespace.empty(); };
+    return std::tuple{field("version", &T::version),
+                      field("rank", &T::rank),
+                      field("size", &T::size),
+                      field("host", &T::host),
+                      field("pid", &T::pid),
+                      field("port", &T::port),
+                      field("address", &T::address).when(+[](const T& r) { return !r.address.empty(); }),
+                      field("mpi", &T::mpiLibrary),
+                      field("threadlevel", &T::threadLevel),
+                      field("pmix_nspace", &T::pmixNamespace).when(pmix),
+                      field("pmix_rank", &T::pmixRank).when(pmix),
+                      field("node", &T::node).when(pmix).orDefault(),
+                      field("pmix_published", &T::pmixPublished).when(pmix)};
+  }
 };
+
+/// The wire spellings of Event::Kind, indexed by its value.
+inline constexpr std::array<std::string_view, 8> kEventKindNames = {
+    "finalized", "exited", "signal", "abort", "breakpoint", "stopped", "violation", "notice"};
 
 /// Something that happened in a rank. Keys: kind, and per kind: code (exited,
 /// abort; for violation the level the behaviour needs, ccs/proto/ThreadLevelProtocol.hpp),
@@ -215,6 +290,27 @@ struct Event {
   /// first, then the other one), one ccs/proto/StackProtocol.hpp record; "" when
   /// not captured. Key `stacks`, optional.
   std::string stacks;
+
+  /// The record in errors.
+  static constexpr std::string_view kName = "event";
+  /// The keys of encode(const Event&), in wire order.
+  static constexpr auto fields() {
+    using T = Event;
+    using K = Kind;
+    return std::tuple{
+        field("kind", &T::kind).names(kEventKindNames),
+        field("code", &T::code).when(+[](const T& e) {
+          return e.kind == K::Exited || e.kind == K::Abort || e.kind == K::Violation;
+        }),
+        field("signal", &T::signal).when(+[](const T& e) { return e.kind == K::Signal; }),
+        field("id", &T::id).when(+[](const T& e) { return e.kind == K::Breakpoint; }),
+        field("where", &T::where).when(+[](const T& e) {
+          return e.kind == K::Breakpoint || e.kind == K::Stopped || e.kind == K::Violation;
+        }),
+        field("stop", &T::stop).when(+[](const T& e) { return e.stop != 0; }),
+        field("text", &T::text).when(+[](const T& e) { return !e.text.empty(); }),
+        field("stacks", &T::stacks).when(+[](const T& e) { return !e.stacks.empty(); })};
+  }
 };
 
 /// The data of a kContinueHandler request. A `continue` can cross a

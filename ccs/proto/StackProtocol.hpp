@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ccs/proto/Field.hpp"
 #include "mpidbg/Error.hpp"
 
 namespace mpidbg::ccs::proto {
@@ -25,6 +26,12 @@ inline constexpr std::string_view kStacksHandler = "mpidbg/stacks";
 struct StackModule {
   std::string path;     ///< as the dynamic linker loaded it (dl_iterate_phdr's dlpi_name; the executable's /proc/self/exe target); "[vdso]" for the vDSO
   std::string buildId;  ///< NT_GNU_BUILD_ID note as lowercase hex; empty when the object has none
+
+  /// Keys under "module.I.": path, buildid (both required, may be empty).
+  static constexpr auto fields() {
+    using T = StackModule;
+    return std::tuple{field("path", &T::path), field("buildid", &T::buildId)};
+  }
 };
 
 /// One frame: a program counter as (module, offset).
@@ -39,7 +46,21 @@ struct StackFrame {
   /// return address, which the symbolizer looks up at offset - 1 so a call
   /// at the end of a function is attributed to its caller's line.
   bool exact = false;
+
+  /// "M,0xOFFSET,E": module index (decimal), offset (hex), exact (0/1).
+  static std::string toText(const StackFrame& f);
+  /// Parses toText's form of key `key`. Errors: not three comma-separated
+  /// parts, a bad integer, an exact flag other than 0 or 1. The module
+  /// index is checked against the record's modules by the record's decoder.
+  static Expected<StackFrame> fromText(std::string_view key, std::string_view text);
 };
+
+/// Most modules, threads, and frames per thread a decoded stacks record may
+/// claim. The runtime sends at most 128 frames per thread; the bounds only
+/// keep a hostile count from driving reservations or loops.
+inline constexpr std::size_t kMaxStackModules = 1u << 16;
+inline constexpr std::size_t kMaxStackThreads = 1u << 16;
+inline constexpr std::size_t kMaxStackFrames = 1u << 16;
 
 /// One application thread's stack, innermost frame first.
 struct ThreadStack {
@@ -49,6 +70,18 @@ struct ThreadStack {
   std::vector<StackFrame> frames;    ///< innermost first; the runtime's own signal-handler frames removed
   bool truncated = false;            ///< the frame buffer filled up (deeper frames dropped)
   std::string error;                 ///< non-empty when this thread could not be captured ("did not answer within 1000 ms", "unwinding failed: ...")
+
+  /// Keys under "thread.T." (see encode(const RankStacks&)); the frames as
+  /// "frame.T.F" lines.
+  static constexpr auto fields() {
+    using T = ThreadStack;
+    return std::tuple{field("tid", &T::tid),
+                      field("name", &T::name),
+                      field("main", &T::mainThread),
+                      field("truncated", &T::truncated),
+                      field("error", &T::error).when(+[](const T& t) { return !t.error.empty(); }),
+                      items("frames", "frame", &T::frames, kMaxStackFrames).keyedByIndices()};
+  }
 };
 
 /// Everything one rank answers to kStacksHandler.
@@ -58,6 +91,20 @@ struct RankStacks {
   std::string host;                  ///< gethostname() of the rank
   std::vector<StackModule> modules;  ///< only the modules frames refer to
   std::vector<ThreadStack> threads;  ///< application threads (the runtime's helper threads excluded), main thread first
+
+  /// The record in errors.
+  static constexpr std::string_view kName = "stacks record";
+  /// One record per rank, ending with a `--` line (replies concatenate).
+  static constexpr bool kListItem = true;
+  /// The keys of encode(const RankStacks&), in wire order.
+  static constexpr auto fields() {
+    using T = RankStacks;
+    return std::tuple{field("world", &T::worldRank),
+                      field("pid", &T::pid),
+                      field("host", &T::host),
+                      items("modules", "module", &T::modules, kMaxStackModules),
+                      items("threads", "thread", &T::threads, kMaxStackThreads)};
+  }
 };
 
 /// Encodes one rank's stacks as one record ending with a `--` line, so the
@@ -73,7 +120,8 @@ struct RankStacks {
 ///     --
 ///
 /// Every key is required except thread.T.error; unknown keys are ignored.
-/// Counts are bounded (65536 modules, threads, frames per thread).
+/// Counts are bounded (65536 modules, threads, frames per thread). Derived
+/// from the field lists above (ccs/proto/Message.hpp encodeRecord).
 std::string encode(const RankStacks& stacks);
 
 /// Decodes a concatenation of encode() outputs (empty text -> empty list).

@@ -399,3 +399,108 @@ TEST_CASE("hostile rank queues text gives errors", "[ccs][proto][queues]") {
     }
   }
 }
+
+TEST_CASE("a queue record keeps its wire bytes (derived from its field lists)", "[ccs][proto]") {
+  RankQueues q;
+  q.worldRank = 1;
+  q.source = "ccs";
+  q.waitingOn = {0xac000001, 2};
+  q.frames = {"f"};
+  q.history = {{0x84000000, 1, "MPI_Bcast", 0, 16}};
+  q.wildcards = {{0x1, "MPI_Recv", -1, 3, 4, 99}};
+  q.locks = {{0xa, -1, true, 5, false}};
+  q.epochs = {{0xc, 1, 2, 3, 4, 5, true, false}};
+  q.messages = {{0xd, 1, 2, 3, 4, ""}};
+  q.messagesPartial = true;
+  CommQueues cq;
+  cq.state.handle = 0x84000000;
+  cq.state.name = "w";
+  cq.worldRanks = {0, 1};
+  cq.collSeq = 2;
+  PendingOp op;
+  op.function = "MPI_Isend";
+  op.request = 0xac000001;
+  op.datatype = 0x4c00;
+  cq.rma = {op};
+  q.comms = {cq};
+  const std::string bytes =
+      "world=1\n"
+      "phase=running\n"
+      "source=ccs\n"
+      "waiting=0xac000001,0x2\n"
+      "frames=1\n"
+      "frame.0=f\n"
+      "history=1\n"
+      "hist.0.comm=0x84000000\n"
+      "hist.0.seq=1\n"
+      "hist.0.function=MPI_Bcast\n"
+      "hist.0.root=0\n"
+      "hist.0.count=16\n"
+      "wild=1\n"
+      "wild.0.comm=0x1\n"
+      "wild.0.function=MPI_Recv\n"
+      "wild.0.tag=-1\n"
+      "wild.0.source=3\n"
+      "wild.0.mtag=4\n"
+      "wild.0.call=99\n"
+      "locks=1\n"
+      "lock.0.win=0xa\n"
+      "lock.0.target=-1\n"
+      "lock.0.excl=1\n"
+      "lock.0.call=5\n"
+      "lock.0.granted=0\n"
+      "epochs=1\n"
+      "epoch.0.win=0xc\n"
+      "epoch.0.peer=1\n"
+      "epoch.0.started=2\n"
+      "epoch.0.completed=3\n"
+      "epoch.0.posted=4\n"
+      "epoch.0.waited=5\n"
+      "epoch.0.access=1\n"
+      "epoch.0.exposure=0\n"
+      "msgs=1\n"
+      "msg.0.comm=0xd\n"
+      "msg.0.peer=1\n"
+      "msg.0.tag=2\n"
+      "msg.0.sent=3\n"
+      "msg.0.recvd=4\n"
+      "msgs.partial=1\n"
+      "comms=1\n"
+      "comm.0.handle=2214592512\n"
+      "comm.0.root=0\n"
+      "comm.0.size=0\n"
+      "comm.0.rank=0\n"
+      "comm.0.name=w\n"
+      "comm.0.counts=0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
+      "comm.0.active=0,0,0,0,0,0,0,0,0,0,0,0,0,0\n"
+      "comm.0.worldranks=0,1\n"
+      "comm.0.collseq=2\n"
+      "comm.0.sends=0\n"
+      "comm.0.recvs=0\n"
+      "comm.0.unexpected=0\n"
+      "comm.0.collectives=0\n"
+      "comm.0.rma=1\n"
+      "comm.0.rma.0.kind=send\n"
+      "comm.0.rma.0.function=MPI_Isend\n"
+      "comm.0.rma.0.blocking=0\n"
+      "comm.0.rma.0.persistent=0\n"
+      "comm.0.rma.0.active=1\n"
+      "comm.0.rma.0.waited=0\n"
+      "comm.0.rma.0.sync=0\n"
+      "comm.0.rma.0.request=0xac000001\n"
+      "comm.0.rma.0.comm=0x0\n"
+      "comm.0.rma.0.peer=-1\n"
+      "comm.0.rma.0.tag=-1\n"
+      "comm.0.rma.0.count=-1\n"
+      "comm.0.rma.0.bytes=-1\n"
+      "comm.0.rma.0.buffer=0x0\n"
+      "comm.0.rma.0.datatype=0x4c00\n"
+      "comm.0.rma.0.class=-1\n"
+      "comm.0.rma.0.collcall=0\n"
+      "comm.0.rma.0.collseq=0\n"
+      "==\n";
+  CHECK(encode(q) == bytes);
+  auto back = decodeRankQueues(bytes);
+  REQUIRE(back);
+  CHECK(encode(*back) == bytes);
+}

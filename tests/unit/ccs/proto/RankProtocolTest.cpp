@@ -402,3 +402,118 @@ TEST_CASE("registration carries the server's bound address when there is one", "
   CHECK(back->address == "127.0.0.2");
   CHECK(back->port == 4000);
 }
+
+TEST_CASE("rank records keep their wire bytes (derived from their field lists)", "[ccs][proto]") {
+  RankStatus s;
+  s.rank = 2;
+  s.size = 4;
+  s.state = RankState::Frozen;
+  s.mpiCalls = 17;
+  s.stop = "a\nb";
+  s.stopNumber = 3;
+  MpiCall c;
+  c.function = "MPI_Testall";
+  c.peer = -1;
+  c.comm = 0x44000000;
+  c.commName = "MPI_COMM_WORLD";
+  c.elapsedUs = 5;
+  c.seq = 9;
+  c.polling = true;
+  c.sinceLastUs = 12;
+  s.call = c;
+  const std::string status =
+      "rank=2\n"
+      "size=4\n"
+      "state=frozen\n"
+      "mpicalls=17\n"
+      "stop=a\\nb\n"
+      "stopno=3\n"
+      "call.function=MPI_Testall\n"
+      "call.peerrole=\n"
+      "call.peer=-1\n"
+      "call.comm=1140850688\n"
+      "call.commname=MPI_COMM_WORLD\n"
+      "call.collcall=0\n"
+      "call.elapsedus=5\n"
+      "call.seq=9\n"
+      "call.polling=1\n"
+      "call.sincelastus=12\n";
+  CHECK(encode(s) == status);
+  auto statusBack = decodeRankStatus(status);
+  REQUIRE(statusBack);
+  CHECK(encode(*statusBack) == status);
+
+  CommState cs;
+  cs.handle = 0x84000001;
+  cs.rootWorldRank = 1;
+  cs.size = 2;
+  cs.name = "sub";
+  cs.uid = 0xabc;
+  cs.worldRank = 3;
+  cs.counts[1] = 5;
+  cs.active[13] = true;
+  const std::string comm =
+      "handle=2214592513\n"
+      "root=1\n"
+      "world=3\n"
+      "uid=2748\n"
+      "size=2\n"
+      "rank=0\n"
+      "name=sub\n"
+      "counts=0,5,0,0,0,0,0,0,0,0,0,0,0,0\n"
+      "active=0,0,0,0,0,0,0,0,0,0,0,0,0,1\n";
+  CHECK(encode(std::span<const CommState>(&cs, 1)) == comm);
+  auto commBack = decodeCommStates(comm);
+  REQUIRE(commBack);
+  CHECK(encode(std::span<const CommState>(*commBack)) == comm);
+
+  Registration r;
+  r.rank = 1;
+  r.size = 2;
+  r.host = "h";
+  r.pid = 7;
+  r.port = 4000;
+  r.mpiLibrary = "m";
+  r.threadLevel = 1;
+  r.pmixNamespace = "ns";
+  r.pmixRank = 1;
+  r.node = "n1";
+  r.pmixPublished = true;
+  r.mac = "ff";
+  const std::string reg =
+      "version=1\n"
+      "rank=1\n"
+      "size=2\n"
+      "host=h\n"
+      "pid=7\n"
+      "port=4000\n"
+      "mpi=m\n"
+      "threadlevel=1\n"
+      "pmix_nspace=ns\n"
+      "pmix_rank=1\n"
+      "node=n1\n"
+      "pmix_published=1\n"
+      "mac=ff\n";
+  CHECK(encode(r) == reg);
+  CHECK(encode(r, false) == reg.substr(0, reg.size() - std::string("mac=ff\n").size()));
+  auto regBack = decodeRegistration(reg);
+  REQUIRE(regBack);
+  CHECK(encode(*regBack) == reg);
+
+  Event e;
+  e.kind = Event::Kind::Violation;
+  e.code = 2;
+  e.where = "MPI_Send";
+  e.text = "t";
+  e.stacks = "x";
+  const std::string event =
+      "kind=violation\n"
+      "code=2\n"
+      "where=MPI_Send\n"
+      "text=t\n"
+      "stacks=x\n";
+  CHECK(encode(e) == event);
+  auto eventBack = decodeEvent(event);
+  REQUIRE(eventBack);
+  CHECK(encode(*eventBack) == event);
+}

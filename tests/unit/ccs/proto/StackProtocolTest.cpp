@@ -202,3 +202,50 @@ TEST_CASE("stacks: arbitrary prefixes of a valid reply never crash", "[ccs][stac
     (void)decodeRankStacksList(bent);
   }
 }
+
+TEST_CASE("stacks: a record keeps its wire bytes (derived from its field lists)", "[ccs][stacks]") {
+  RankStacks st;
+  st.worldRank = 1;
+  st.pid = 5;
+  st.host = "h";
+  st.modules = {{"/a", ""}};
+  ThreadStack t;
+  t.tid = 5;
+  t.name = "m";
+  t.mainThread = true;
+  t.frames = {{0, 0x10, true}};
+  ThreadStack u;
+  u.tid = 6;
+  u.name = "w";
+  u.error = "e";
+  u.frames = {{-1, 0x20, false}, {0, 0x30, false}};
+  st.threads = {t, u};
+  const std::string bytes =
+      "world=1\n"
+      "pid=5\n"
+      "host=h\n"
+      "modules=1\n"
+      "module.0.path=/a\n"
+      "module.0.buildid=\n"
+      "threads=2\n"
+      "thread.0.tid=5\n"
+      "thread.0.name=m\n"
+      "thread.0.main=1\n"
+      "thread.0.truncated=0\n"
+      "thread.0.frames=1\n"
+      "frame.0.0=0,0x10,1\n"
+      "thread.1.tid=6\n"
+      "thread.1.name=w\n"
+      "thread.1.main=0\n"
+      "thread.1.truncated=0\n"
+      "thread.1.error=e\n"
+      "thread.1.frames=2\n"
+      "frame.1.0=-1,0x20,0\n"
+      "frame.1.1=0,0x30,0\n"
+      "--\n";
+  CHECK(encode(st) == bytes);
+  auto back = decodeRankStacksList(bytes);
+  REQUIRE(back);
+  REQUIRE(back->size() == 1);
+  CHECK(encode(back->front()) == bytes);
+}
