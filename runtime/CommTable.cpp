@@ -6,6 +6,17 @@
 #include <limits>
 #include <new>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define MPIDBG_LSAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MPIDBG_LSAN 1
+#endif
+#endif
+#ifdef MPIDBG_LSAN
+#include <sanitizer/lsan_interface.h>
+#endif
+
 namespace mpidbg::rt {
 
 namespace {
@@ -134,6 +145,11 @@ void CommTable::storeWorldRanks(CommRecord& r, const std::vector<std::int32_t>& 
       r.worldRanks.store(nullptr, std::memory_order_relaxed);
       return;
     }
+#ifdef MPIDBG_LSAN
+    // Never freed by design, not even with its table (a reader may still be
+    // copying from it): tell LeakSanitizer so.
+    __lsan_ignore_object(bigger);
+#endif
     // The previous array is deliberately not freed (see CommRecord::worldRanks).
     r.worldRanksStorage = bigger;
     r.worldRanksCapacity = static_cast<std::uint32_t>(capacity);
