@@ -1,10 +1,12 @@
 // CCS handlers of execution control (ccs/proto/ControlProtocol.hpp): breakpoints,
-// freeze, step, entry points, detach. They run on the helper thread, decode
-// the request, call Control, and encode the reply; bad requests get an error
-// reply the front end prints.
+// freeze, step, entry points, detach. They run on the helper thread as typed
+// handlers (TypedHandler.hpp): the request arrives decoded, the ControlReply
+// returned is stamped with this rank; bad requests get an error reply the
+// front end prints.
 #include "ControlHandlers.hpp"
 
 #include "Guarded.hpp"
+#include "TypedHandler.hpp"
 
 #include <string>
 
@@ -21,24 +23,24 @@ namespace {
 
 namespace proto = ccs::proto;
 
-std::string_view textOf(const ccs::Request& request) {
-  return {reinterpret_cast<const char*>(request.data.data()), request.data.size()};
-}
-
 /// This process's world rank, stamped on every reply record.
 std::int32_t gRank = -1;
 
-ccs::HandlerResult reply(proto::ControlReply r) {
+/// `r` stamped with this rank.
+proto::ControlReply stamped(proto::ControlReply r) {
   r.rank = gRank;
-  return bytesOf(proto::encode(r));
+  return r;
 }
 
-ccs::HandlerResult errorReply(const std::string& message) { return reply({false, message, -1}); }
+/// The reply to a request that does not decode, or a handler that threw.
+proto::ControlReply errorReply(std::string message) { return stamped({false, std::move(message), -1}); }
 
-/// A handler whose exceptions become a ControlReply error record.
-template <typename Body>
-ccs::Handler guarded(Body body) {
-  return guardedWith(std::move(body), [](const std::string& message) { return errorReply(message); });
+/// Registers a handler answering a ControlReply: `fn(const Request&)`
+/// returns it, stamped here; bad requests and exceptions answer errorReply.
+template <typename Request, typename Fn>
+void onControl(ccs::Server& server, std::string_view name, Fn fn) {
+  on<Request, proto::ControlReply>(
+      server, name, [fn = std::move(fn)](const Request& request) { return stamped(fn(request)); }, errorReply);
 }
 
 /// True while the rank is held at the end of MPI_Init.
@@ -70,52 +72,39 @@ void registerControlHandlers(ccs::Server& server, Runtime& runtime) {
   control.attach(runtime, server);
   Control* c = &control;
 
-  server.addHandler(std::string(proto::kBreakSetHandler), guarded([c, rt](const ccs::Request& request) {
-                      auto b = proto::decodeBreakpoint(textOf(request));
-                      if (!b) return errorReply(b.error().message);
-                      proto::ControlReply r = c->set(*b);
-                      if (r.ok) r.message = insideNote(*rt, *b);
-                      return reply(std::move(r));
-                    }));
-  server.addHandler(std::string(proto::kBreakDeleteHandler), guarded([c](const ccs::Request& request) {
-                      auto ref = proto::decodeBreakpointRef(textOf(request), false);
-                      if (!ref) return errorReply(ref.error().message);
-                      return reply(c->remove(ref->id));
-                    }));
-  server.addHandler(std::string(proto::kBreakEnableHandler), guarded([c](const ccs::Request& request) {
-                      auto ref = proto::decodeBreakpointRef(textOf(request), true);
-                      if (!ref) return errorReply(ref.error().message);
-                      return reply(c->enable(ref->id, ref->enabled));
-                    }));
-  server.addHandler(std::string(proto::kBreakListHandler),
-                    guarded([c](const ccs::Request&) -> ccs::HandlerResult {
-                      auto list = c->list();
-                      for (proto::Breakpoint& b : list) b.rank = gRank;
-                      return bytesOf(proto::encode(std::span<const proto::Breakpoint>(list)));
-                    }));
-  server.addHandler(std::string(proto::kFreezeHandler), guarded([c, rt](const ccs::Request& request) {
-                      auto freeze = proto::decodeFreezeRequest(textOf(request));
-                      if (!freeze) return errorReply(freeze.error().message);
-                      return reply(c->freeze(freeze->now, heldAtInit(*rt)));
-                    }));
-  server.addHandler(std::string(proto::kStepHandler), guarded([c, rt](const ccs::Request& request) {
-                      auto step = proto::decodeStepRequest(textOf(request));
-                      if (!step) return errorReply(step.error().message);
-                      c->step(step->count);
-                      rt->resume();
-                      return reply({true, {}, -1});
-                    }));
-  server.addHandler(std::string(proto::kEntriesHandler),
-                    guarded([](const ccs::Request&) -> ccs::HandlerResult {
-                      auto entries = entryPoints();
-                      for (proto::EntryInfo& e : entries) e.rank = gRank;
-                      return bytesOf(proto::encode(std::span<const proto::EntryInfo>(entries)));
-                    }));
-  server.addHandler(std::string(proto::kDetachHandler), guarded([c, rt](const ccs::Request&) {
-                      c->detach();
-                      rt->resume();
-                      return reply({true, {}, -1});
-                    }));
+  onControl<proto::Breakpoint>(server, proto::kBreakSetHandler, [c, rt](const proto::Breakpoint& b) {
+    proto::ControlReply r = c->set(b);
+    if (r.ok) r.message = insideNote(*rt, b);
+    return r;
+  });
+  onControl<proto::BreakpointRef>(server, proto::kBreakDeleteHandler,
+                                  [c](const proto::BreakpointRef& ref) { return c->remove(ref.id); });
+  onControl<proto::BreakpointEnable>(server, proto::kBreakEnableHandler, [c](const proto::BreakpointEnable& ref) {
+    return c->enable(ref.id, ref.enabled);
+  });
+  on<proto::NoData, proto::Records<proto::Breakpoint>>(server, proto::kBreakListHandler, [c](const proto::NoData&) {
+    auto list = c->list();
+    for (proto::Breakpoint& b : list) b.rank = gRank;
+    return proto::Records<proto::Breakpoint>{std::move(list)};
+  });
+  onControl<proto::FreezeRequest>(server, proto::kFreezeHandler, [c, rt](const proto::FreezeRequest& freeze) {
+    return c->freeze(freeze.now, heldAtInit(*rt));
+  });
+  onControl<proto::StepRequest>(server, proto::kStepHandler, [c, rt](const proto::StepRequest& step) {
+    c->step(step.count);
+    rt->resume();
+    return proto::ControlReply{true, {}, -1};
+  });
+  on<proto::NoData, proto::Records<proto::EntryInfo>>(server, proto::kEntriesHandler, [](const proto::NoData&) {
+    auto entries = entryPoints();
+    for (proto::EntryInfo& e : entries) e.rank = gRank;
+    return proto::Records<proto::EntryInfo>{std::move(entries)};
+  });
+  onControl<proto::NoData>(server, proto::kDetachHandler, [c, rt](const proto::NoData&) {
+    c->detach();
+    rt->resume();
+    return proto::ControlReply{true, {}, -1};
+  });
 }
 
 std::string stopTextOf(Runtime& rt, std::uint32_t* number) {

@@ -28,7 +28,11 @@ enum class Spelling : std::uint8_t { Decimal, Hex };
 /// atMost() values, Error "key 'K' has more than N values"). The decoder's checks are part of the field:
 /// `optional` (an absent key keeps the member's default; the encoder still
 /// writes it), `min`/`max` (inclusive bounds of an integer; Error "key 'K'
-/// must be between MIN and MAX", or "key 'K' must be > 0" for positive()).
+/// must be between MIN and MAX", or "key 'K' must be > 0" for positive()),
+/// the length of a string (atMost(), nonEmpty()). A message type may also
+/// declare `static Expected<void> check(const T&)`, a rule across its fields
+/// that the decoder applies last (a control reply's "an error reply has no
+/// message").
 template <typename T, typename M>
 struct Field {
   std::string_view key;
@@ -44,9 +48,11 @@ struct Field {
   /// When set, the key is written only when this member is true, and
   /// decoding sets it to whether the key is there (see flaggedBy()).
   bool T::*flag = nullptr;
-  /// For an enum member: its wire spellings, indexed by the enum's value
-  /// (see names()); empty for other members.
+  /// For an enum or bool member: its wire spellings, indexed by the
+  /// member's value (see names()); empty otherwise.
   std::span<const std::string_view> spellings{};
+  /// A string member must not be empty (see nonEmpty()).
+  bool nonEmpty = false;
 
   /// The same field written as 0x hex.
   constexpr Field hex() const {
@@ -68,10 +74,19 @@ struct Field {
     f.max = hi;
     return f;
   }
-  /// The same vector field, decoded with at most `n` values.
+  /// The same vector field, decoded with at most `n` values; the same
+  /// string field, decoded with at most `n` bytes (Error "key 'K' is longer
+  /// than N bytes").
   constexpr Field atMost(std::int64_t n) const {
     Field f = *this;
     f.max = n;
+    return f;
+  }
+  /// The same string field, decoded only when not empty (Error "key 'K' is
+  /// empty").
+  constexpr Field notEmpty() const {
+    Field f = *this;
+    f.nonEmpty = true;
     return f;
   }
   /// The same field, decoded only when > 0.
@@ -94,8 +109,10 @@ struct Field {
     return f;
   }
   /// The same field for an enum member, written as `names[value]` ("unknown"
-  /// for a value past the table); decoding maps a name back to its index
-  /// (Error "key 'K' has an unknown value 'V'").
+  /// for a value past the table), or for a bool member, written as
+  /// `names[0]` (false) or `names[1]` (true): a reply's "result=ok|error".
+  /// Decoding maps a name back to its index (Error "key 'K' must be A, B or
+  /// C, not 'V'"; "key 'K' has an unknown value 'V'" past six names).
   constexpr Field names(std::span<const std::string_view> table) const {
     Field f = *this;
     f.spellings = table;

@@ -146,7 +146,8 @@ void putField(std::string& out, const Field<T, M>& f, const T& value, const Scop
   } else if constexpr (VectorOf<M>::value) {
     put(out, key, joinInts(v, f.spelling));
   } else if constexpr (std::is_same_v<M, bool>) {
-    putFlag(out, key, v);
+    if (f.spellings.size() == 2) put(out, key, f.spellings[v ? 1 : 0]);
+    else putFlag(out, key, v);
   } else if constexpr (std::is_same_v<M, std::string>) {
     put(out, key, v);
   } else if constexpr (std::is_enum_v<M>) {
@@ -195,6 +196,22 @@ Expected<void> checkBounds(std::string_view key, M v, std::int64_t min, std::int
   return fail("key '" + std::string(key) + "' must be between " + std::to_string(min) + " and " + std::to_string(max));
 }
 
+/// The index of `text` in `spellings` (a field's names()); errors name `key`
+/// and, when there are six or fewer, the spellings ("must be ok or error").
+inline Expected<std::size_t> spellingIndex(const std::string& key, std::span<const std::string_view> spellings,
+                                           std::string_view text) {
+  for (std::size_t i = 0; i < spellings.size(); ++i)
+    if (spellings[i] == text) return i;
+  if (spellings.empty() || spellings.size() > 6)
+    return fail("key '" + key + "' has an unknown value '" + shorten(text) + "'");
+  std::string choices;
+  for (std::size_t i = 0; i < spellings.size(); ++i) {
+    if (i > 0) choices += i + 1 == spellings.size() ? " or " : ", ";
+    choices += spellings[i];
+  }
+  return fail("key '" + key + "' must be " + choices + ", not '" + shorten(text) + "'");
+}
+
 template <typename T, typename M>
 Expected<void> getField(const Record& r, const Field<T, M>& f, T& value, const Scope& scope) {
   const std::string key = scope.prefix + std::string(f.key);
@@ -218,22 +235,30 @@ Expected<void> getField(const Record& r, const Field<T, M>& f, T& value, const S
     if (!values) return std::unexpected(values.error());
     target = std::move(*values);
   } else if constexpr (std::is_same_v<M, bool>) {
-    auto v = r.flag(key);
-    if (!v) return std::unexpected(v.error());
-    target = *v;
+    if (f.spellings.size() == 2) {
+      auto v = r.text(key);
+      if (!v) return std::unexpected(v.error());
+      auto index = spellingIndex(key, f.spellings, *v);
+      if (!index) return std::unexpected(index.error());
+      target = *index == 1;
+    } else {
+      auto v = r.flag(key);
+      if (!v) return std::unexpected(v.error());
+      target = *v;
+    }
   } else if constexpr (std::is_same_v<M, std::string>) {
     auto v = r.text(key);
     if (!v) return std::unexpected(v.error());
+    if (f.nonEmpty && v->empty()) return fail("key '" + key + "' is empty");
+    if (f.max > 0 && v->size() > static_cast<std::size_t>(f.max))
+      return fail("key '" + key + "' is longer than " + std::to_string(f.max) + " bytes");
     target = std::move(*v);
   } else if constexpr (std::is_enum_v<M>) {
     auto v = r.text(key);
     if (!v) return std::unexpected(v.error());
-    for (std::size_t i = 0; i < f.spellings.size(); ++i)
-      if (f.spellings[i] == *v) {
-        target = static_cast<M>(i);
-        return {};
-      }
-    return fail("key '" + key + "' has an unknown value '" + shorten(*v) + "'");
+    auto index = spellingIndex(key, f.spellings, *v);
+    if (!index) return std::unexpected(index.error());
+    target = static_cast<M>(*index);
   } else {
     auto v = r.integer<M>(key);
     if (!v) return std::unexpected(v.error());
@@ -383,11 +408,36 @@ std::string encodeRecords(std::span<const T> values) {
   return out;
 }
 
+/// A reply of any number of T records, each followed by a `--` line (a
+/// rank's breakpoints, its entry points): the replies of many ranks
+/// concatenate into one list (MergeRule::Concatenate).
+template <Described T>
+struct Records {
+  std::vector<T> values;
+};
+
+/// The bytes of a Records reply (encodeRecords).
+template <Described T>
+std::string encodeReply(const Records<T>& reply) {
+  return encodeRecords(std::span<const T>(reply.values));
+}
+
+/// Every field of `value` from `r` (getFields), then the message's own rule
+/// across its fields when it declares one (`static Expected<void>
+/// check(const T&)`, Field.hpp).
+template <Described T>
+Expected<void> getMessage(const Record& r, T& value) {
+  auto filled = getFields(r, value);
+  if (!filled) return filled;
+  if constexpr (requires { T::check(value); }) return T::check(value);
+  return {};
+}
+
 /// The T that record `r` holds; errors "bad NAME: ..." (T::kName).
 template <Described T>
 Expected<T> fromRecord(const Record& r) {
   T value;
-  auto filled = getFields(r, value);
+  auto filled = getMessage(r, value);
   if (!filled) return fail("bad " + std::string(T::kName) + ": " + filled.error().message);
   return value;
 }
@@ -400,7 +450,7 @@ Expected<T> decodeRecord(std::string_view text) {
   auto record = parseOne(text, T::kName, /*emptyOk=*/true);
   if (!record) return std::unexpected(record.error());
   T value;
-  auto filled = getFields(*record, value);
+  auto filled = getMessage(*record, value);
   if (!filled) return fail("bad " + std::string(T::kName) + ": " + filled.error().message);
   return value;
 }
@@ -415,7 +465,7 @@ Expected<std::vector<T>> decodeRecords(std::string_view text, std::string_view r
   out.reserve(records->size());
   for (std::size_t n = 0; n < records->size(); ++n) {
     T value;
-    auto filled = getFields((*records)[n], value);
+    auto filled = getMessage((*records)[n], value);
     if (!filled)
       return fail("bad " + std::string(T::kName) + " " + std::to_string(n) + ": " + filled.error().message);
     out.push_back(std::move(value));

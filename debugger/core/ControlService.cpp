@@ -30,9 +30,7 @@ BreakpointSet ControlService::set(const RankSet& ranks, proto::Breakpoint spec) 
 Expected<ControlOutcomes> ControlService::remove(int id) {
   const auto it = table_.find(id);
   if (it == table_.end()) return fail("no breakpoint " + std::to_string(id));
-  proto::BreakpointRef ref;
-  ref.id = id;
-  auto outcomes = channel_.send(it->second.ranks, proto::kBreakDeleteHandler, proto::encode(ref, false));
+  auto outcomes = channel_.send(it->second.ranks, proto::kBreakDeleteHandler, proto::encode(proto::BreakpointRef{id}));
   table_.erase(id);
   return outcomes;
 }
@@ -40,10 +38,8 @@ Expected<ControlOutcomes> ControlService::remove(int id) {
 Expected<ControlOutcomes> ControlService::setEnabled(int id, bool enabled) {
   const auto it = table_.find(id);
   if (it == table_.end()) return fail("no breakpoint " + std::to_string(id));
-  proto::BreakpointRef ref;
-  ref.id = id;
-  ref.enabled = enabled;
-  auto outcomes = channel_.send(it->second.ranks, proto::kBreakEnableHandler, proto::encode(ref, true));
+  auto outcomes =
+      channel_.send(it->second.ranks, proto::kBreakEnableHandler, proto::encode(proto::BreakpointEnable{id, enabled}));
   it->second.spec.enabled = enabled;
   return outcomes;
 }

@@ -94,11 +94,8 @@ TEST_CASE("ControlService deletes, enables and disables by number", "[control]")
   REQUIRE(disabled.has_value());
   CHECK(disabled->size() == 2);
   CHECK_FALSE(service.find(1)->spec.enabled);
-  proto::BreakpointRef ref;
-  ref.id = 1;
-  ref.enabled = false;
   CHECK(fake.sent.back().handler == proto::kBreakEnableHandler);
-  CHECK(fake.sent.back().data == proto::encode(ref, true));
+  CHECK(fake.sent.back().data == "id=1\nenabled=0\n");
   CHECK(fake.sent.back().ranks == RankSet::range(0, 1));
 
   // Recorded whatever the ranks answer.
@@ -110,9 +107,8 @@ TEST_CASE("ControlService deletes, enables and disables by number", "[control]")
   REQUIRE(deleted.has_value());
   CHECK_FALSE(deleted->at(0).ok);
   CHECK(service.find(1) == nullptr);
-  ref.enabled = true;
   CHECK(fake.sent.back().handler == proto::kBreakDeleteHandler);
-  CHECK(fake.sent.back().data == proto::encode(ref, false));
+  CHECK(fake.sent.back().data == "id=1\n");
 }
 
 TEST_CASE("ControlService reads hits and entries from the ranks' lists", "[control]") {

@@ -47,9 +47,9 @@ TEST_CASE("malformed breakpoint records", "[ccs][control]") {
     std::string error;
   };
   const Row rows[] = {
-      {"", "bad breakpoint: expected one record, got 0"},
+      {"", "bad breakpoint: record is missing key 'id'"},
       {"kind=mpi\ntarget=MPI_Send\nhit=0\nenabled=1\n", "bad breakpoint: record is missing key 'id'"},
-      {"id=0\nkind=mpi\ntarget=MPI_Send\nhit=0\nenabled=1\n", "bad breakpoint: key 'id' must be positive"},
+      {"id=0\nkind=mpi\ntarget=MPI_Send\nhit=0\nenabled=1\n", "bad breakpoint: key 'id' must be > 0"},
       {"id=x\nkind=mpi\ntarget=MPI_Send\nhit=0\nenabled=1\n", "bad breakpoint: key 'id' has a bad integer value 'x'"},
       {"id=1\nkind=func\ntarget=MPI_Send\nhit=0\nenabled=1\n",
        "bad breakpoint: key 'kind' must be mpi, entry or violation, not 'func'"},
@@ -75,12 +75,12 @@ TEST_CASE("malformed breakpoint records", "[ccs][control]") {
 }
 
 TEST_CASE("small control requests", "[ccs][control]") {
-  CHECK(encode(BreakpointRef{4, false}, true) == "id=4\nenabled=0\n");
-  CHECK(encode(BreakpointRef{4, true}, false) == "id=4\n");
-  CHECK(decodeBreakpointRef("id=4\n", false)->id == 4);
-  CHECK(decodeBreakpointRef("id=4\n", true).error().message ==
+  CHECK(encode(BreakpointEnable{4, false}) == "id=4\nenabled=0\n");
+  CHECK(encode(BreakpointRef{4}) == "id=4\n");
+  CHECK(decodeBreakpointRef("id=4\n")->id == 4);
+  CHECK(decodeBreakpointEnable("id=4\n").error().message ==
         "bad breakpoint reference: record is missing key 'enabled'");
-  CHECK_FALSE(decodeBreakpointRef("id=4\nenabled=0\n", true)->enabled);
+  CHECK_FALSE(decodeBreakpointEnable("id=4\nenabled=0\n")->enabled);
 
   CHECK(encode(FreezeRequest{true}) == "now=1\n");
   CHECK_FALSE(decodeFreezeRequest("")->now);
@@ -92,7 +92,7 @@ TEST_CASE("small control requests", "[ccs][control]") {
   CHECK(decodeStepRequest("")->count == 1);
   CHECK(decodeStepRequest("count=12\n")->count == 12);
   CHECK(decodeStepRequest("count=0\n").error().message ==
-        "bad step request: count must be between 1 and 1000000000");
+        "bad step request: key 'count' must be between 1 and 1000000000");
   CHECK_FALSE(decodeStepRequest("count=1000000001\n"));
 }
 
@@ -120,13 +120,13 @@ TEST_CASE("entries and control replies", "[ccs][control]") {
   CHECK((*merged)[1].message == "no breakpoint 9");
   CHECK(decodeControlReplies("")->empty());
   CHECK(decodeControlReplies("result=ok\n--\nresult=bad\n--\n").error().message ==
-        "bad control reply 1: key 'result' must be ok or error, not 'bad'");
+        "bad control reply 1: key 'result' must be error or ok, not 'bad'");
   auto error = decodeControlReply("result=error\nmessage=unknown MPI function 'MPI_Bcats'\n");
   REQUIRE(error);
   CHECK_FALSE(error->ok);
   CHECK(error->message == "unknown MPI function 'MPI_Bcats'");
   CHECK(decodeControlReply("result=maybe\n").error().message ==
-        "bad control reply: key 'result' must be ok or error, not 'maybe'");
+        "bad control reply: key 'result' must be error or ok, not 'maybe'");
   CHECK(decodeControlReply("result=error\n").error().message == "bad control reply: an error reply has no message");
   CHECK_FALSE(decodeControlReply(""));
 }
