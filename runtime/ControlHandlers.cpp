@@ -5,7 +5,6 @@
 // front end prints.
 #include "ControlHandlers.hpp"
 
-#include "Guarded.hpp"
 #include "TypedHandler.hpp"
 
 #include <string>
@@ -15,7 +14,6 @@
 #include "Runtime.hpp"
 #include "ccs/condition/Condition.hpp"
 #include "ccs/proto/ControlProtocol.hpp"
-#include "mpidbg/Text.hpp"
 
 namespace mpidbg::rt {
 

@@ -29,7 +29,7 @@ enum class Spelling : std::uint8_t { Decimal, Hex };
 /// `optional` (an absent key keeps the member's default; the encoder still
 /// writes it), `min`/`max` (inclusive bounds of an integer; Error "key 'K'
 /// must be between MIN and MAX", or "key 'K' must be > 0" for positive()),
-/// the length of a string (atMost(), nonEmpty()). A message type may also
+/// the length of a string (atMost(), notEmpty()). A message type may also
 /// declare `static Expected<void> check(const T&)`, a rule across its fields
 /// that the decoder applies last (a control reply's "an error reply has no
 /// message").
@@ -51,7 +51,7 @@ struct Field {
   /// For an enum or bool member: its wire spellings, indexed by the
   /// member's value (see names()); empty otherwise.
   std::span<const std::string_view> spellings{};
-  /// A string member must not be empty (see nonEmpty()).
+  /// A string member must not be empty (see notEmpty()).
   bool nonEmpty = false;
 
   /// The same field written as 0x hex.

@@ -196,22 +196,6 @@ Expected<void> checkBounds(std::string_view key, M v, std::int64_t min, std::int
   return fail("key '" + std::string(key) + "' must be between " + std::to_string(min) + " and " + std::to_string(max));
 }
 
-/// The index of `text` in `spellings` (a field's names()); errors name `key`
-/// and, when there are six or fewer, the spellings ("must be ok or error").
-inline Expected<std::size_t> spellingIndex(const std::string& key, std::span<const std::string_view> spellings,
-                                           std::string_view text) {
-  for (std::size_t i = 0; i < spellings.size(); ++i)
-    if (spellings[i] == text) return i;
-  if (spellings.empty() || spellings.size() > 6)
-    return fail("key '" + key + "' has an unknown value '" + shorten(text) + "'");
-  std::string choices;
-  for (std::size_t i = 0; i < spellings.size(); ++i) {
-    if (i > 0) choices += i + 1 == spellings.size() ? " or " : ", ";
-    choices += spellings[i];
-  }
-  return fail("key '" + key + "' must be " + choices + ", not '" + shorten(text) + "'");
-}
-
 template <typename T, typename M>
 Expected<void> getField(const Record& r, const Field<T, M>& f, T& value, const Scope& scope) {
   const std::string key = scope.prefix + std::string(f.key);
@@ -238,7 +222,7 @@ Expected<void> getField(const Record& r, const Field<T, M>& f, T& value, const S
     if (f.spellings.size() == 2) {
       auto v = r.text(key);
       if (!v) return std::unexpected(v.error());
-      auto index = spellingIndex(key, f.spellings, *v);
+      auto index = lookupName(f.spellings, key, *v);
       if (!index) return std::unexpected(index.error());
       target = *index == 1;
     } else {
@@ -256,7 +240,7 @@ Expected<void> getField(const Record& r, const Field<T, M>& f, T& value, const S
   } else if constexpr (std::is_enum_v<M>) {
     auto v = r.text(key);
     if (!v) return std::unexpected(v.error());
-    auto index = spellingIndex(key, f.spellings, *v);
+    auto index = lookupName(f.spellings, key, *v);
     if (!index) return std::unexpected(index.error());
     target = static_cast<M>(*index);
   } else {

@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,14 +42,23 @@ void putHex(std::string& out, std::string_view key, std::uint64_t value);
 /// Appends the line `key=1` or `key=0` to `out`.
 inline void putFlag(std::string& out, std::string_view key, bool value) { put(out, key, value ? "1" : "0"); }
 
-/// The index of `value` in `names`; Error "key 'K' has an unknown value 'V'"
-/// (V shortened) when it is not there.
-template <std::size_t N>
-Expected<std::size_t> lookupName(const std::array<std::string_view, N>& names, std::string_view key,
-                                 std::string_view value) {
-  for (std::size_t i = 0; i < N; ++i)
+/// The index of `value` in `names` (a field's wire spellings,
+/// ccs/proto/Field.hpp names()); when it is not there, an error naming `key`
+/// that lists the spellings when there are six or fewer ("key 'K' must be
+/// A, B or C, not 'V'"), else "key 'K' has an unknown value 'V'" (V
+/// shortened).
+inline Expected<std::size_t> lookupName(std::span<const std::string_view> names, std::string_view key,
+                                        std::string_view value) {
+  for (std::size_t i = 0; i < names.size(); ++i)
     if (names[i] == value) return i;
-  return fail("key '" + std::string(key) + "' has an unknown value '" + shorten(value) + "'");
+  const std::string prefix = "key '" + std::string(key) + "' ";
+  if (names.empty() || names.size() > 6) return fail(prefix + "has an unknown value '" + shorten(value) + "'");
+  std::string choices;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) choices += i + 1 == names.size() ? " or " : ", ";
+    choices += names[i];
+  }
+  return fail(prefix + "must be " + choices + ", not '" + shorten(value) + "'");
 }
 
 /// One decoded record: key -> unescaped value. Errors name the key.
