@@ -9,6 +9,7 @@
 
 #include "ccs/proto/GdbServerProtocol.hpp"
 #include "debugger/core/GdbFrameScript.hpp"
+#include "debugger/core/RankRouter.hpp"
 #include "debugger/gdbmi/Session.hpp"
 #include "debugger/gdbmi/Value.hpp"
 
@@ -85,7 +86,10 @@ Expected<gdbmi::Session*> GdbPool::sessionFor(int rank) {
     }
   }
   const auto info = job_.rank(rank);
-  if (!info) return fail("rank " + std::to_string(rank) + " has not registered");
+  // A rank gdb cannot attach to, said as every request to ranks says it
+  // (RankRouter::refusal). Held by gdb is what this pool is for, and a rank
+  // without a runtime is a process gdb attaches to like any other.
+  if (!info) return fail("rank " + std::to_string(rank) + " " + RankRouter::refusal(RankReach::NotRegistered, {}));
   std::unique_ptr<gdbmi::Session> kept;  // a gdb release() detached
   {
     std::lock_guard lock(mutex_);
@@ -94,7 +98,8 @@ Expected<gdbmi::Session*> GdbPool::sessionFor(int rank) {
       released_.erase(it);
     }
   }
-  if (info->ended()) return fail("rank " + std::to_string(rank) + " " + info->endedPhrase());
+  if (RankRouter::reachOf(*info) == RankReach::Ended)
+    return fail("rank " + std::to_string(rank) + " " + RankRouter::refusal(RankReach::Ended, *info));
   if (kept && kept->alive()) {
     if (auto attached = attachLocal(*kept, *info); !attached) return std::unexpected(attached.error());
     (void)kept->console(kSelectUserFrameCommand, commandTimeout);

@@ -101,17 +101,19 @@ HangInput Debugger::queueStatesFromMemory(const RankSet& wanted) {
   HangInput input;
   input.worldSize = job_.size();
   const RankSet ranks = wanted.empty() ? RankSet::all(job_.size()) : wanted;
-  std::vector<RankInfo> targets;
-  StopGuard guard;
-  for (const auto& info : job_.snapshot()) {
-    if (!ranks.contains(info.rank)) continue;
-    if (info.ended()) {
-      input.ended[info.rank] = info.describeEnd();
-      continue;
-    }
-    if (!info.heldByGdb) guard.stop(info.pid);
-    targets.push_back(info);
+  // Every live rank is read, whether its runtime could answer or not; those
+  // gdb holds are stopped already, the others are stopped for the read.
+  const RankSort sorted = router_->sort(ranks);
+  std::vector<RankInfo> targets = sorted.reachable;
+  for (const auto& [rank, reach] : sorted.refused) {
+    if (reach == RankReach::NotRegistered) continue;  // markMissing lists them
+    const RankInfo& info = sorted.infos.at(rank);
+    if (reach == RankReach::Ended) input.ended[rank] = info.describeEnd();
+    else targets.push_back(info);
   }
+  StopGuard guard;
+  for (const auto& info : targets)
+    if (RankRouter::reachOf(info) != RankReach::HeldByGdb) guard.stop(info.pid);
   guard.settle(std::chrono::milliseconds(2000));
   for (const auto& info : targets) {
     auto q = mqs::readLiveRank(info.rank, info.pid, mqsDll_);
@@ -192,9 +194,11 @@ void Debugger::addCulpritFrames(HangInput& input, int depth, std::size_t limit) 
     if (done >= limit) break;
     if (!first.culprits.count(q.worldRank) || !q.frames.empty() || !q.error.empty()) continue;
     const auto info = job_.rank(q.worldRank);
-    if (!info || info->ended()) continue;
+    if (!info) continue;
+    const RankReach reach = RankRouter::reachOf(*info);
+    if (reach == RankReach::Ended) continue;
     ++done;
-    if (info->heldByGdb) {
+    if (reach == RankReach::HeldByGdb) {
       q.frames = heldFrames(q.worldRank, depth);
       continue;
     }
