@@ -26,7 +26,7 @@ Expected<core::RankSet> pes(Context& ctx, std::string_view text) {
   if (ctx.charm == nullptr || !ctx.charm->active()) return fail(std::string(kNoJob));
   const int size = ctx.charm->size();
   if (text.empty()) return ctx.session.focus ? *ctx.session.focus : core::RankSet::all(size);
-  if (ctx.debugger.hasJob()) return commandRanks(ctx, text);
+  if (ctx.debugger.session().hasJob()) return commandRanks(ctx, text);
   return core::RankSet::parse(text, size);
 }
 

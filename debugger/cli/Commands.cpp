@@ -100,7 +100,7 @@ std::vector<std::pair<std::string, const Command*>> prefixMatches(std::string_vi
 CommandResult run(Context& context, const Command& cmd, std::string_view args) {
   auto parsed = parseCommandArgs(cmd.name, cmd.args, args);
   if (!parsed) return CommandResult::failure(parsed.error().message);
-  if (cmd.args.needsJob && !cmd.args.own && !context.debugger.hasJob()) {
+  if (cmd.args.needsJob && !cmd.args.own && !context.debugger.session().hasJob()) {
     if (!parsed->ranks.empty())
       if (auto expr = core::RankExpr::parse(parsed->ranks); !expr) return CommandResult::failure(expr.error().message);
     return CommandResult::failure(std::string(kNoJob));

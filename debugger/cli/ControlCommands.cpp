@@ -90,7 +90,7 @@ Expected<int> breakpointNumber(Context& ctx, std::string_view text) {
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
   if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
     return fail("expected a breakpoint number (see 'info break'), got '" + std::string(text) + "'");
-  if (!ctx.debugger.hasJob()) return fail(std::string(kNoJob));
+  if (!ctx.debugger.session().hasJob()) return fail(std::string(kNoJob));
   if (ctx.debugger.controls().find(id) == nullptr) return fail("no breakpoint " + std::to_string(id));
   return id;
 }
@@ -171,12 +171,12 @@ CommandResult infoThreadLevel(Context& ctx, std::string_view rankText) {
 /// "hang" (a rank-dependent collective: hang looks for it where ranks wait).
 CommandResult infoCheck(Context& ctx, std::string_view args) {
   if (!trim(args).empty()) return CommandResult::failure("info check takes no arguments");
-  const auto findings = ctx.debugger.job().staticFindings();
+  const auto findings = ctx.debugger.session().job().staticFindings();
   if (!findings)
     return CommandResult::failure(
         "no findings of mpidbg check: start mpidbg with --check FILE (written by: mpidbg check --format json -o "
         "FILE ...)");
-  const auto predicted = ctx.debugger.job().predictedViolations();
+  const auto predicted = ctx.debugger.session().job().predictedViolations();
   CommandResult result;
   result.data = {{"file", findings->path}, {"findings", nlohmann::json::array()}};
   std::size_t violated = 0, notSeen = 0;
@@ -514,7 +514,7 @@ CommandResult doStep(Context& ctx, const CommandArgs& args) { return stepCommand
 CommandResult doNext(Context& ctx, const CommandArgs& args) { return stepCommand(ctx, "next", args.rest); }
 
 CommandResult doDetach(Context& ctx, const CommandArgs&) {
-  if (!ctx.debugger.hasJob()) return CommandResult::failure("no job to detach from");
+  if (!ctx.debugger.session().hasJob()) return CommandResult::failure("no job to detach from");
   ctx.debugger.detach();
   ctx.killedByUser = true;  // the job's end is no longer ours to report
   CommandResult result;

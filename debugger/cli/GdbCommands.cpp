@@ -61,7 +61,7 @@ CommandResult renderPerRank(const std::map<int, std::string>& texts, const std::
 CommandResult gdbAttach(Context& ctx, std::string_view rankText) {
   auto ranks = ranksOrAll(ctx, rankText);
   if (!ranks) return CommandResult::failure(ranks.error().message);
-  const auto outcomes = ctx.debugger.gdb().attach(*ranks, gdbProgress(ctx, "attaching gdb"));
+  const auto outcomes = ctx.debugger.session().gdb().attach(*ranks, gdbProgress(ctx, "attaching gdb"));
   ctx.console.endProgress();
   std::map<int, std::string> texts, errors;
   for (const auto& [rank, r] : outcomes) {
@@ -78,7 +78,7 @@ CommandResult gdbDetach(Context& ctx, std::string_view rankText) {
   auto ranks = ranksOrAll(ctx, rankText);
   if (!ranks) return CommandResult::failure(ranks.error().message);
   std::map<int, std::string> outcome, detached, failed;
-  for (auto& [rank, r] : ctx.debugger.gdb().detach(*ranks)) {
+  for (auto& [rank, r] : ctx.debugger.session().gdb().detach(*ranks)) {
     outcome[rank] = r ? "detached" : "detach failed: " + r.error().message;
     if (r) detached[rank] = "detached";
     else failed[rank] = r.error().message;
@@ -114,7 +114,7 @@ std::string gdbConsoleCommand(std::string_view typed) {
 /// After a look command: the ranks of `ranks` that gdb did not hold before
 /// (`before`) are let go again.
 void releaseAfterLook(Context& ctx, const core::RankSet& ranks, const core::RankSet& before) {
-  ctx.debugger.gdb().release(ranks - before);
+  ctx.debugger.session().gdb().release(ranks - before);
 }
 
 }  // namespace
@@ -132,8 +132,8 @@ CommandResult doGdb(Context& ctx, const CommandArgs& parsed) {
     return CommandResult::failure("usage: gdb RANKS COMMAND: no gdb command given after '" + rankText + "'");
   auto ranks = commandRanks(ctx, rankText);
   if (!ranks) return CommandResult::failure(ranks.error().message);
-  const core::RankSet before = ctx.debugger.gdb().attached();
-  const auto outputs = ctx.debugger.gdb().run(*ranks, gdbConsoleCommand(command), gdbProgress(ctx, "attaching gdb"));
+  const core::RankSet before = ctx.debugger.session().gdb().attached();
+  const auto outputs = ctx.debugger.session().gdb().run(*ranks, gdbConsoleCommand(command), gdbProgress(ctx, "attaching gdb"));
   ctx.console.endProgress();
   if (!keep && isLookCommand(command)) releaseAfterLook(ctx, *ranks, before);
   std::map<int, std::string> texts, errors;
@@ -144,7 +144,7 @@ CommandResult doGdb(Context& ctx, const CommandArgs& parsed) {
   CommandResult result = renderPerRank(texts, errors);
   result.data["action"] = "command";
   result.data["command"] = std::string(trim(command));
-  result.data["held"] = rankSetJson(ctx.debugger.gdb().attached() & *ranks);
+  result.data["held"] = rankSetJson(ctx.debugger.session().gdb().attached() & *ranks);
   return result;
 }
 
@@ -163,8 +163,8 @@ CommandResult doMi(Context& ctx, const CommandArgs& line) {
                                   "'): mpidbg adds its own");
   auto ranks = commandRanks(ctx, rankText);
   if (!ranks) return CommandResult::failure(ranks.error().message);
-  const core::RankSet before = ctx.debugger.gdb().attached();
-  const auto replies = ctx.debugger.gdb().mi(*ranks, command, gdbProgress(ctx, "attaching gdb"));
+  const core::RankSet before = ctx.debugger.session().gdb().attached();
+  const auto replies = ctx.debugger.session().gdb().mi(*ranks, command, gdbProgress(ctx, "attaching gdb"));
   ctx.console.endProgress();
   if (!keep && isLookMiCommand(command)) releaseAfterLook(ctx, *ranks, before);
   std::map<int, std::string> texts, errors;

@@ -6,7 +6,7 @@
 
 namespace mpidbg::cli {
 
-/// gdb on ranks (Debugger::gdb, core/GdbPool.hpp): console commands and raw
+/// gdb on ranks (Session::gdb, core/GdbPool.hpp): console commands and raw
 /// MI commands, their outputs grouped across ranks with value ranges.
 
 /// `gdb [--keep] RANKS COMMAND`, `gdb attach [RANKS]`, `gdb detach [RANKS]`:

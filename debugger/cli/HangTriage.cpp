@@ -286,13 +286,13 @@ int runHangTriage(core::Debugger& debugger, Console& console, const HangTriageOp
   ProgressDetector detector(options.timeout());
   StderrProgress line;
   auto interrupted = [] { return g_interrupted.load(); };
-  auto launcherEnded = [&debugger] { return debugger.job().launcherStatus().has_value(); };
+  auto launcherEnded = [&debugger] { return debugger.session().job().launcherStatus().has_value(); };
   while (true) {
-    if (!debugger.jobAlive()) {
+    if (!debugger.session().jobAlive()) {
       line.clear();
       console.drainNotices();
-      const auto status = debugger.launcherStatus();
-      debugger.kill();  // ends ranks the launcher left behind; closes the session
+      const auto status = debugger.session().launcherStatus();
+      debugger.session().kill();  // ends ranks the launcher left behind; closes the session
       console.drainNotices();
       if (!status) return kExitOk;
       console.print("The job ended (launcher " + status->describe() + ") after " +
@@ -302,7 +302,7 @@ int runHangTriage(core::Debugger& debugger, Console& console, const HangTriageOp
     }
     if (interrupted()) {
       line.clear();
-      debugger.kill();
+      debugger.session().kill();
       console.drainNotices();
       console.error("interrupted: killed the job; no report written");
       return kExitInterrupted;
@@ -314,14 +314,14 @@ int runHangTriage(core::Debugger& debugger, Console& console, const HangTriageOp
       line.clear();
       console.drainNotices();
     }
-    if (detector.hung(now) && debugger.jobAlive()) break;
+    if (detector.hung(now) && debugger.session().jobAlive()) break;
     const auto idle = detector.idleFor(now);
     if (idle >= kProgressAfter)
       line.show("no MPI progress for " + seconds(std::floor(toSeconds(idle))) + " (hang after " +
                 seconds(options.timeoutSeconds) + ")");
     else
       line.clear();
-    debugger.job().waitUntil(launcherEnded, options.pollInterval, interrupted);
+    debugger.session().job().waitUntil(launcherEnded, options.pollInterval, interrupted);
   }
   line.clear();
 
@@ -333,13 +333,13 @@ int runHangTriage(core::Debugger& debugger, Console& console, const HangTriageOp
   const core::StackInput stackInput = debugger.stacks();
   core::stacks::Symbolizer symbolizer;
   input.callSites = core::mpiCallSites(stackInput, symbolizer);
-  input.findings = debugger.job().staticFindings();
+  input.findings = debugger.session().job().staticFindings();
   const core::HangVerdict verdict = core::analyzeHang(input);
   const core::stacks::StackTree tree =
       core::buildStackTree(stackInput, core::stacks::NodeKey::Function, core::StackDepth::ToMpiCall, symbolizer);
   TriageJob job;
   job.argv = options.argv;
-  job.ranks = debugger.job().size();
+  job.ranks = debugger.session().job().size();
   job.seconds = toSeconds(std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start));
   job.idleSeconds = toSeconds(idle);
   job.timeoutSeconds = options.timeoutSeconds;
@@ -357,7 +357,7 @@ int runHangTriage(core::Debugger& debugger, Console& console, const HangTriageOp
     if (!txt) console.error(txt.error().message);
     if (json && txt) written = "; report in " + options.reportPath + " and " + textPath;
   }
-  debugger.kill();
+  debugger.session().kill();
   console.drainNotices();
   std::fflush(stdout);
   std::fprintf(stderr, "mpidbg: hang: no MPI progress on any rank for %s; killed the job%s (exit %d)\n",

@@ -18,7 +18,7 @@
 namespace mpidbg::cli {
 
 CommandResult needJob(Context& ctx) {
-  if (!ctx.debugger.hasJob()) return CommandResult::failure(std::string(kNoJob));
+  if (!ctx.debugger.session().hasJob()) return CommandResult::failure(std::string(kNoJob));
   return {};
 }
 
@@ -83,7 +83,7 @@ CommandResult doStatus(Context& ctx, const CommandArgs& args) {
   const auto sites = waitingCallSites(ctx, views);
   result.text = core::renderStatus(views, ctx.settings.blockedAfter, sites);
   result.data = statusJson(views, ctx.settings.blockedAfter, sites);
-  result.data["size"] = ctx.debugger.job().size();
+  result.data["size"] = ctx.debugger.session().job().size();
   return result;
 }
 
@@ -115,8 +115,8 @@ CommandResult doWait(Context& ctx, const CommandArgs& parsed) {
   } else if (ctx.debugger.stopEvents() != eventsBefore) {
     result.text = "Stopped after " + std::string(secs) + " s (see the event above; 'status' for every rank).\n";
     result.data["outcome"] = "stopped";
-  } else if (!ctx.debugger.jobAlive()) {
-    auto status = ctx.debugger.launcherStatus();
+  } else if (!ctx.debugger.session().jobAlive()) {
+    auto status = ctx.debugger.session().launcherStatus();
     result.text = "The job has ended" + (status ? " (launcher " + status->describe() + ")" : std::string()) +
                   " after " + secs + " s.\n";
     result.data["outcome"] = "ended";
@@ -127,7 +127,7 @@ CommandResult doWait(Context& ctx, const CommandArgs& parsed) {
   } else {
     // Ranks attached by pid have no runtime to report a block or a stop.
     core::RankSet unseen;
-    for (const auto& info : ctx.debugger.job().snapshot())
+    for (const auto& info : ctx.debugger.session().job().snapshot())
       if (info.noRuntime && !info.ended()) unseen.insert(info.rank);
     if (unseen.empty()) {
       result.text = "Timed out after " + std::string(secs) + " s; some ranks are still running.\n";
@@ -146,7 +146,7 @@ CommandResult doRanks(Context& ctx, const CommandArgs& args) {
   auto ranks = ranksOrAll(ctx, args.ranks);
   if (!ranks) return CommandResult::failure(ranks.error().message);
   CommandResult result;
-  const auto snapshot = ctx.debugger.job().snapshot();
+  const auto snapshot = ctx.debugger.session().job().snapshot();
   // Ranks whose launcher names their node (a PMIx server, an MPIR process
   // table) also show it; ranks under PMIx their PMIx rank too (column
   // "pmix": NAMESPACE:RANK, * when the rank published its endpoint there).
@@ -169,7 +169,7 @@ CommandResult doRanks(Context& ctx, const CommandArgs& args) {
     result.text += line;
   };
   row("rank", "host", "pid", "ccs", "node", "pmix", "life");
-  result.data = {{"size", ctx.debugger.job().size()}, {"per_rank", nlohmann::json::array()}};
+  result.data = {{"size", ctx.debugger.session().job().size()}, {"per_rank", nlohmann::json::array()}};
   for (const auto& info : snapshot) {
     if (!ranks->contains(info.rank)) continue;
     std::string life = info.ended() ? info.describeEnd() : info.heldByGdb ? "held by gdb" : "live";
@@ -199,8 +199,8 @@ CommandResult doRanks(Context& ctx, const CommandArgs& args) {
 }
 
 CommandResult doKill(Context& ctx, const CommandArgs&) {
-  if (!ctx.debugger.hasJob()) return CommandResult::failure("no job to kill");
-  ctx.debugger.kill();
+  if (!ctx.debugger.session().hasJob()) return CommandResult::failure("no job to kill");
+  ctx.debugger.session().kill();
   ctx.killedByUser = true;
   CommandResult result;
   result.text = "Killed the job.\n";

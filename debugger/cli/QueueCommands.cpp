@@ -46,7 +46,7 @@ CommandResult doHang(Context& ctx, const CommandArgs& args) {
       input.callSites = core::mpiCallSites(ctx.debugger.stacks(inCalls), symbolizer);
     }
   }
-  input.findings = ctx.debugger.job().staticFindings();
+  input.findings = ctx.debugger.session().job().staticFindings();
   const core::HangVerdict verdict = core::analyzeHang(input);
   CommandResult result;
   result.data = core::hangToJson(verdict);

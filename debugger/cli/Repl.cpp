@@ -41,7 +41,7 @@ CompletionContext completionContext(Context& ctx) {
   core::charm::CharmJob* charm = ctx.charm;
   cc.objectWords = [debugger, charm](std::string_view, std::string_view word) {
     if (charm != nullptr) return charm->active() ? core::objectCompletions(charm->lists(), word) : std::vector<std::string>{};
-    return debugger->hasJob() ? core::objectCompletions(*debugger, word) : std::vector<std::string>{};
+    return debugger->session().hasJob() ? core::objectCompletions(*debugger, word) : std::vector<std::string>{};
   };
   if (charm != nullptr && charm->active()) {
     // break [entry] NAME on a Charm++ program: its entry methods, as Chare::method.
@@ -86,11 +86,11 @@ bool confirmEndOfInput(Context& ctx) {
   core::charm::CharmJob* charm = ctx.charm;
   // An attached job (or Charm++ program) is left running; a Charm++ program
   // mpidbg started is asked about like a job.
-  if (charm != nullptr ? !charm->launched() || !charm->active() : ctx.debugger.attached()) return true;
+  if (charm != nullptr ? !charm->launched() || !charm->active() : ctx.debugger.session().attached()) return true;
   int live = 0;
   if (charm != nullptr && charm->alive()) live = charm->size();
-  if (charm == nullptr && ctx.debugger.hasJob() && ctx.debugger.jobAlive())
-    for (const auto& info : ctx.debugger.job().snapshot()) live += info.ended() ? 0 : 1;
+  if (charm == nullptr && ctx.debugger.session().hasJob() && ctx.debugger.session().jobAlive())
+    for (const auto& info : ctx.debugger.session().job().snapshot()) live += info.ended() ? 0 : 1;
   if (live == 0) return true;
   const std::string unit = charm != nullptr ? " PE" : " rank";
   const std::string question = std::string(charm != nullptr ? "The program" : "The job") + " is still running (" +
@@ -106,7 +106,7 @@ bool confirmEndOfInput(Context& ctx) {
     return false;
   }
   if (charm != nullptr) charm->kill();
-  else ctx.debugger.kill();
+  else ctx.debugger.session().kill();
   ctx.killedByUser = true;
   ctx.console.print(charm != nullptr ? "Killed the program." : "Killed the job.");
   return true;

@@ -70,7 +70,7 @@ int runAttached(const SessionOptions& o, core::Debugger& debugger, Console& cons
     attach.file = o.attachFile;
     attach.registerTimeout = std::chrono::milliseconds(static_cast<long long>(o.registerTimeout * 1000));
     attach.listen = o.listen;
-    attached = debugger.attach(
+    attached = debugger.session().attach(
         attach,
         [&](int registered, int expected) {
           console.progress("attaching: " + std::to_string(registered) + "/" + std::to_string(expected) +
@@ -97,7 +97,7 @@ int runAttached(const SessionOptions& o, core::Debugger& debugger, Console& cons
       attached = std::unexpected(found.error());
     } else {
       auto [size, sizeNote] = core::jobSizeOf(*found);
-      attached = debugger.attachProcesses(*found, size);
+      attached = debugger.session().attachProcesses(*found, size);
       core::RankSet withRuntime;
       for (const auto& r : *found)
         if (r.hasRuntime) withRuntime.insert(r.rank);
@@ -113,9 +113,9 @@ int runAttached(const SessionOptions& o, core::Debugger& debugger, Console& cons
     console.error("cannot attach: " + attached.error().message);
     return kExitLaunchFailed;
   }
-  const int size = debugger.job().size();
+  const int size = debugger.session().job().size();
   core::RankSet ranks;
-  for (const auto& info : debugger.job().snapshot()) ranks.insert(info.rank);
+  for (const auto& info : debugger.session().job().snapshot()) ranks.insert(info.rank);
   const std::string text = "Attached to " + ranks.toString() + " of a job of " + std::to_string(size) +
                            (size == 1 ? " rank" : " ranks") + " (" + what + "): " + note;
   if (console.json())
@@ -124,7 +124,7 @@ int runAttached(const SessionOptions& o, core::Debugger& debugger, Console& cons
     console.print(text);
   Context context{debugger, console, {}};
   const bool ok = runCommands(context);
-  if (debugger.attached() && debugger.jobAlive()) {
+  if (debugger.session().attached() && debugger.session().jobAlive()) {
     debugger.detach();
     // Events that came before or during the detach (the event channels are
     // closed now) go before the line that ends the session.
@@ -169,7 +169,7 @@ int runLaunched(const SessionOptions& o, core::Debugger& debugger, Console& cons
       launch.errorFd = relay->jobStderr();
       console.setRelay(relay.get());
     }
-  auto launched = debugger.launch(
+  auto launched = debugger.session().launch(
       launch,
       [&](int registered, int expected) {
         console.progress("waiting for ranks to register: " + std::to_string(registered) + "/" +
@@ -183,7 +183,7 @@ int runLaunched(const SessionOptions& o, core::Debugger& debugger, Console& cons
     console.error("cannot start the job: " + launched.error().message);
     return kExitLaunchFailed;
   }
-  const int size = debugger.job().size();
+  const int size = debugger.session().job().size();
   const std::string started = "Job started: " + std::to_string(size) + (size == 1 ? " rank" : " ranks") + ", " +
                               (launch.stopAtInit ? "frozen at the end of MPI_Init ('run' lets them go)." : "running.");
   if (console.json())
@@ -198,15 +198,15 @@ int runLaunched(const SessionOptions& o, core::Debugger& debugger, Console& cons
   const bool ok = runCommands(context);
 
   int exitCode = ok ? kExitOk : kExitCommandFailed;
-  if (debugger.hasJob()) {
-    if (debugger.jobAlive()) {
-      debugger.kill();
+  if (debugger.session().hasJob()) {
+    if (debugger.session().jobAlive()) {
+      debugger.session().kill();
       const std::string killed = "The job was still running at the end of the commands; killed it.";
       if (batch) console.print(console.json() ? jsonLine(sessionEventJson("killed", killed)) : killed);
-    } else if (auto status = debugger.launcherStatus(); status && ok && !context.killedByUser) {
+    } else if (auto status = debugger.session().launcherStatus(); status && ok && !context.killedByUser) {
       exitCode = status->signaled ? 128 + status->signal : status->code;
     }
-    debugger.kill();
+    debugger.session().kill();
   }
   console.drainNotices();
   return exitCode;
@@ -265,10 +265,10 @@ int runSession(const SessionOptions& o) {
   routing.useTree = !o.direct;
   routing.fanOut = o.fanOut;
   core::Debugger debugger([&console](const std::string& line) { console.notice(line); }, routing);
-  debugger.gdb().gdbPath = o.gdbPath;
-  debugger.gdb().commandTimeout = std::chrono::milliseconds(static_cast<long long>(o.gdbTimeout * 1000));
+  debugger.session().gdb().gdbPath = o.gdbPath;
+  debugger.session().gdb().commandTimeout = std::chrono::milliseconds(static_cast<long long>(o.gdbTimeout * 1000));
   debugger.setMqsDll(o.mqsDll);
-  debugger.job().setStaticFindings(findings);
+  debugger.session().job().setStaticFindings(findings);
 
   // The session's commands: -x/-ex, else stdin as a script, else the prompt.
   const std::function<bool(Context&)> runCommands = [&](Context& context) {

@@ -68,7 +68,7 @@ CommandResult doSet(Context& ctx, const CommandArgs& parsed) {
   if (!core::RankExpr::isValidName(name)) return CommandResult::failure(badName(name));
   if (expr.empty()) return CommandResult::failure("usage: set NAME = EXPR: no rank set after '='");
   if (auto parsed = core::RankExpr::parse(expr); !parsed) return CommandResult::failure(parsed.error().message);
-  if (!ctx.debugger.hasJob()) return CommandResult::failure(std::string(kNoJob));
+  if (!ctx.debugger.session().hasJob()) return CommandResult::failure(std::string(kNoJob));
   auto value = ctx.debugger.ranks(expr, ctx.session.names(), ctx.settings.blockedAfter);
   if (!value) return CommandResult::failure(value.error().message);
   ctx.session.namedSets[std::string(name)] = *value;
@@ -94,12 +94,12 @@ CommandResult doFocus(Context& ctx, const CommandArgs& parsed) {
                 focusJson(ctx.session));
   }
   if (auto parsed = core::RankExpr::parse(args); !parsed) return CommandResult::failure(parsed.error().message);
-  if (!ctx.debugger.hasJob()) return CommandResult::failure(std::string(kNoJob));
+  if (!ctx.debugger.session().hasJob()) return CommandResult::failure(std::string(kNoJob));
   auto value = ctx.debugger.ranks(args, ctx.session.names(), ctx.settings.blockedAfter);
   if (!value) return CommandResult::failure(value.error().message);
   if (value->empty())
     return CommandResult::failure("the set is empty: '" + std::string(args) + "' names no rank; the focus is unchanged");
-  if (*value == core::RankSet::all(ctx.debugger.job().size())) return doUnfocus(ctx, {});
+  if (*value == core::RankSet::all(ctx.debugger.session().job().size())) return doUnfocus(ctx, {});
   ctx.session.focus = *value;
   return text("Focus: " + value->toString() + " (commands without RANKS act on these; 'unfocus' clears it)\n",
               focusJson(ctx.session));
@@ -115,7 +115,7 @@ Expected<core::RankSet> commandRanks(Context& ctx, std::string_view text) {
   // The syntax first: a malformed set is reported as such, job or not.
   if (!text.empty())
     if (auto expr = core::RankExpr::parse(text); !expr) return std::unexpected(expr.error());
-  if (!ctx.debugger.hasJob()) return fail(std::string(kNoJob));
+  if (!ctx.debugger.session().hasJob()) return fail(std::string(kNoJob));
   if (text.empty()) {
     if (ctx.session.focus) return *ctx.session.focus;
     return ctx.debugger.ranks("all");

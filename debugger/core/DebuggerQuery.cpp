@@ -13,8 +13,8 @@ namespace mpidbg::core {
 namespace proto = ccs::proto;
 
 std::vector<RankView> Debugger::views(const RankSet& ranks) {
-  refreshProcesses();
-  auto answers = router_->ask<proto::RankStatus>(ranks.empty() ? RankSet::all(job_.size()) : ranks, StatusRequest{},
+  session_.refreshProcesses();
+  auto answers = session_.router().ask<proto::RankStatus>(ranks.empty() ? RankSet::all(session_.job().size()) : ranks, StatusRequest{},
                                                  /*waitForEnds=*/false);
   std::vector<RankView> views;
   for (auto& [r, info] : answers.sort.infos) {
@@ -26,7 +26,7 @@ std::vector<RankView> Debugger::views(const RankSet& ranks) {
     }
     if (reply->second) {
       view.status = std::move(*reply->second);
-      if (view.status->stopNumber != 0) job_.sawStop(r, view.status->stopNumber);
+      if (view.status->stopNumber != 0) session_.job().sawStop(r, view.status->stopNumber);
       if (view.status->call) {
         std::lock_guard lock(resumedMutex_);
         if (auto resumed = resumedAt_.find(r); resumed != resumedAt_.end()) {
@@ -38,7 +38,7 @@ std::vector<RankView> Debugger::views(const RankSet& ranks) {
       }
     } else {
       // The rank may have exited while we asked: prefer the job's record.
-      if (auto fresh = job_.rank(r)) view.info = *fresh;
+      if (auto fresh = session_.job().rank(r)) view.info = *fresh;
       auto silent = answers.silent.find(r);
       view.queryError = silent != answers.silent.end() ? silent->second : reply->second.error().message;
     }
@@ -48,10 +48,10 @@ std::vector<RankView> Debugger::views(const RankSet& ranks) {
 }
 
 std::map<int, std::vector<proto::CommState>> Debugger::collectiveStates() {
-  auto answers = router_->ask<std::vector<proto::CommState>>(RankSet::all(job_.size()), CollectivesRequest{},
+  auto answers = session_.router().ask<std::vector<proto::CommState>>(RankSet::all(session_.job().size()), CollectivesRequest{},
                                                               /*waitForEnds=*/false);
   for (const auto& [from, why] : answers.unreadable)
-    notify_((from >= 0 ? "rank " + std::to_string(from) : std::string("the tree")) +
+    session_.notify((from >= 0 ? "rank " + std::to_string(from) : std::string("the tree")) +
             " sent a bad collectives reply: " + why);
   std::map<int, std::vector<proto::CommState>> out;
   for (auto& [rank, states] : answers.replies)
@@ -60,7 +60,7 @@ std::map<int, std::vector<proto::CommState>> Debugger::collectiveStates() {
 }
 
 std::map<int, std::string> Debugger::continueRanks(const RankSet& ranks) {
-  const RankSort sorted = router_->sort(ranks);
+  const RankSort sorted = session_.router().sort(ranks);
   std::map<int, std::string> problems;
   for (const auto& [rank, reach] : sorted.refused)
     if (reach != RankReach::NotRegistered) problems[rank] = sorted.why.at(rank);
@@ -72,14 +72,14 @@ std::map<int, std::string> Debugger::continueRanks(const RankSet& ranks) {
   for (const auto& info : targets) request.seen[info.rank] = info.lastStop;
   const std::string data = proto::encode(request);
   const auto missing =
-      router_->backend().gather(targets, proto::kContinueHandler, std::vector<std::uint8_t>(data.begin(), data.end()))
+      session_.router().backend().gather(targets, proto::kContinueHandler, std::vector<std::uint8_t>(data.begin(), data.end()))
           .missing;
   for (const auto& info : targets)
-    if (!missing.count(info.rank)) job_.continued(info.rank, info.lastStop);
+    if (!missing.count(info.rank)) session_.job().continued(info.rank, info.lastStop);
   noteResumed(targets, missing);
   // A rank that ended during the exchange is no longer stopped: nothing is
   // left to continue, and its end is reported as an event of its own.
-  const auto ended = router_->backend().endedMeanwhile(missing);
+  const auto ended = session_.router().backend().endedMeanwhile(missing);
   for (const auto& [rank, why] : missing)
     if (!ended.count(rank)) problems[rank] = RankRouter::notAnswered(why);
   return problems;
@@ -93,7 +93,7 @@ void Debugger::noteResumed(const std::vector<RankInfo>& ranks, const std::map<in
 }
 
 ControlOutcomes Debugger::control(const RankSet& ranks, std::string_view handler, const std::string& data) {
-  auto answers = router_->ask<proto::ControlReply>(ranks, ControlRequest{handler, data});
+  auto answers = session_.router().ask<proto::ControlReply>(ranks, ControlRequest{handler, data});
   if (handler == proto::kStepHandler) noteResumed(answers.sort.reachable, answers.silent);
   ControlOutcomes outcomes;
   for (auto& [rank, reply] : answers.replies) {
@@ -112,20 +112,20 @@ ControlOutcomes Debugger::control(const RankSet& ranks, std::string_view handler
 std::map<int, Expected<std::vector<std::uint8_t>>> Debugger::queryEach(const RankSet& ranks,
                                                                       std::string_view handler,
                                                                       const std::vector<std::uint8_t>& data) {
-  return router_->askEach(ranks, handler, data);
+  return session_.router().askEach(ranks, handler, data);
 }
 
 std::pair<std::string, std::map<int, std::string>> Debugger::collect(const RankSet& ranks,
                                                                      std::string_view handler) {
-  return router_->collect(ranks, handler);
+  return session_.router().collect(ranks, handler);
 }
 
 bool Debugger::waitForEvent(std::chrono::milliseconds timeout, std::chrono::milliseconds blockedAfter,
                             const Cancelled& cancelled) {
-  const std::uint64_t before = job_.eventCount();
+  const std::uint64_t before = session_.job().eventCount();
   return waitSettled(timeout, blockedAfter, [&] {
-    return job_.eventCount() != before || (cancelled && cancelled());
-  }) || job_.eventCount() != before;
+    return session_.job().eventCount() != before || (cancelled && cancelled());
+  }) || session_.job().eventCount() != before;
 }
 
 namespace {
@@ -145,16 +145,16 @@ bool Debugger::waitSettled(std::chrono::milliseconds timeout, std::chrono::milli
                            const Cancelled& cancelled) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (true) {
-    if (!jobAlive()) return true;
+    if (!session_.jobAlive()) return true;
     const auto all = views();
-    const std::uint64_t seen = job_.changeCount();
+    const std::uint64_t seen = session_.job().changeCount();
     bool settled = !all.empty();
     for (const auto& v : all) settled = settled && isSettled(v, blockedAfter);
     if (settled) {
       // Every rank ended: the launcher follows (srun takes up to a second
       // after its last task); wait a little for it, so its exit code is known.
       bool allEnded = true;
-      for (const auto& info : job_.snapshot()) allEnded = allEnded && info.ended();
+      for (const auto& info : session_.job().snapshot()) allEnded = allEnded && info.ended();
       if (!allEnded) {
         // A status can show a stop before its event (sent right after the
         // stop) has come through the event channel: give those events a
@@ -164,17 +164,17 @@ bool Debugger::waitSettled(std::chrono::milliseconds timeout, std::chrono::milli
           if (v.status && v.status->stopNumber != 0) stops[v.info.rank] = v.status->stopNumber;
         if (!stops.empty()) {
           const auto until = std::min(deadline, std::chrono::steady_clock::now() + kStopEventGrace);
-          while (!job_.stopEventsArrived(stops) && std::chrono::steady_clock::now() < until &&
+          while (!session_.job().stopEventsArrived(stops) && std::chrono::steady_clock::now() < until &&
                  !(cancelled && cancelled()))
-            job_.waitUntil([&] { return job_.stopEventsArrived(stops); },
+            session_.job().waitUntil([&] { return session_.job().stopEventsArrived(stops); },
                            std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now()),
                            cancelled);
         }
         return true;
       }
       const auto grace = std::min(deadline, std::chrono::steady_clock::now() + std::chrono::seconds(5));
-      while (jobAlive() && std::chrono::steady_clock::now() < grace && !(cancelled && cancelled()))
-        job_.waitUntil([] { return false; }, std::chrono::milliseconds(50), cancelled);
+      while (session_.jobAlive() && std::chrono::steady_clock::now() < grace && !(cancelled && cancelled()))
+        session_.job().waitUntil([] { return false; }, std::chrono::milliseconds(50), cancelled);
       return true;
     }
     if (cancelled && cancelled()) return false;
@@ -182,7 +182,7 @@ bool Debugger::waitSettled(std::chrono::milliseconds timeout, std::chrono::milli
     // Look again when the job could first be settled, or at once on a
     // change (a stop, an exit), within [kSettleLookMin, kSettleLookMax].
     const auto pause = std::clamp(untilSettled(all, blockedAfter), kSettleLookMin, kSettleLookMax);
-    job_.waitUntil([&] { return job_.changeCount() != seen; }, pause, cancelled);
+    session_.job().waitUntil([&] { return session_.job().changeCount() != seen; }, pause, cancelled);
   }
 }
 

@@ -23,7 +23,7 @@ class JobResolver final : public RankExprResolver {
   JobResolver(Debugger& debugger, const RankNames& names, std::chrono::milliseconds blockedAfter)
       : debugger_(debugger), names_(names), blockedAfter_(blockedAfter) {}
 
-  int jobSize() const override { return debugger_.job().size(); }
+  int jobSize() const override { return debugger_.session().job().size(); }
 
   Expected<RankSet> namedSet(std::string_view name) override {
     static const std::map<std::string, RankSet> kNone;
@@ -112,7 +112,7 @@ class JobResolver final : public RankExprResolver {
 
 Expected<RankSet> Debugger::ranks(std::string_view text, const RankNames& names,
                                   std::chrono::milliseconds blockedAfter) {
-  if (!hasJob()) return fail("no job (start one with: mpidbg -- mpiexec -n 4 ./app)");
+  if (!session_.hasJob()) return fail("no job (start one with: mpidbg -- mpiexec -n 4 ./app)");
   auto expr = RankExpr::parse(text);
   if (!expr) return std::unexpected(expr.error());
   JobResolver resolver(*this, names, blockedAfter);

@@ -554,11 +554,11 @@ class RankListServers final : public ListServers {
     return out;
   }
   std::optional<int> firstReachable() override {
-    for (const auto& info : debugger_.job().snapshot())
+    for (const auto& info : debugger_.session().job().snapshot())
       if (info.reachable()) return info.rank;
     return std::nullopt;
   }
-  int size() override { return debugger_.job().size(); }
+  int size() override { return debugger_.session().job().size(); }
 
  private:
   Debugger& debugger_;

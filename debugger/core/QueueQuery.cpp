@@ -60,10 +60,10 @@ class StopGuard {
 
 HangInput Debugger::queueStates(const RankSet& wanted) {
   HangInput input;
-  input.worldSize = job_.size();
-  const RankSet ranks = wanted.empty() ? RankSet::all(job_.size()) : wanted;
-  refreshProcesses();
-  const RankSort sorted = router_->sort(ranks);
+  input.worldSize = session_.job().size();
+  const RankSet ranks = wanted.empty() ? RankSet::all(session_.job().size()) : wanted;
+  session_.refreshProcesses();
+  const RankSort sorted = session_.router().sort(ranks);
   RankSet reachable;
   for (const auto& info : sorted.reachable) reachable.insert(info.rank);
   // The ranks whose runtime cannot answer are read otherwise: ended ones say
@@ -92,18 +92,18 @@ HangInput Debugger::queueStates(const RankSet& wanted) {
     }
     for (const auto& [rank, why] : missing) input.unreadable[rank] = why;
   }
-  markMissing(input, ranks, job_);
+  markMissing(input, ranks, session_.job());
   return input;
 }
 
 
 HangInput Debugger::queueStatesFromMemory(const RankSet& wanted) {
   HangInput input;
-  input.worldSize = job_.size();
-  const RankSet ranks = wanted.empty() ? RankSet::all(job_.size()) : wanted;
+  input.worldSize = session_.job().size();
+  const RankSet ranks = wanted.empty() ? RankSet::all(session_.job().size()) : wanted;
   // Every live rank is read, whether its runtime could answer or not; those
   // gdb holds are stopped already, the others are stopped for the read.
-  const RankSort sorted = router_->sort(ranks);
+  const RankSort sorted = session_.router().sort(ranks);
   std::vector<RankInfo> targets = sorted.reachable;
   for (const auto& [rank, reach] : sorted.refused) {
     if (reach == RankReach::NotRegistered) continue;  // markMissing lists them
@@ -120,12 +120,12 @@ HangInput Debugger::queueStatesFromMemory(const RankSet& wanted) {
     if (q) input.ranks.push_back(std::move(*q));
     else input.unreadable[info.rank] = q.error().message;
   }
-  markMissing(input, ranks, job_);
+  markMissing(input, ranks, session_.job());
   return input;
 }
 
 std::vector<std::string> Debugger::heldFrames(int rank, int depth) {
-  auto out = gdb_->run(RankSet::range(rank, rank), "bt -no-filters " + std::to_string(depth));
+  auto out = session_.gdb().run(RankSet::range(rank, rank), "bt -no-filters " + std::to_string(depth));
   if (auto it = out.find(rank); it != out.end() && it->second) return parseBacktrace(*it->second);
   return {};
 }
@@ -159,7 +159,7 @@ Expected<proto::RankQueues> Debugger::readProcessRank(const RankInfo& info) {
   }
   // No DLL (MPICH names none) or one without collective state: the call the
   // rank is in, from its frames.
-  auto frames = oneShotBacktrace(gdb_->gdbPath, info.pid, 24, std::chrono::seconds(30));
+  auto frames = oneShotBacktrace(session_.gdb().gdbPath, info.pid, 24, std::chrono::seconds(30));
   if (!frames) return fail(frames.error().message + (dllWhy.empty() ? "" : "; " + dllWhy));
   proto::RankQueues q;
   q.worldRank = info.rank;
@@ -193,7 +193,7 @@ void Debugger::addCulpritFrames(HangInput& input, int depth, std::size_t limit) 
   for (auto& q : input.ranks) {
     if (done >= limit) break;
     if (!first.culprits.count(q.worldRank) || !q.frames.empty() || !q.error.empty()) continue;
-    const auto info = job_.rank(q.worldRank);
+    const auto info = session_.job().rank(q.worldRank);
     if (!info) continue;
     const RankReach reach = RankRouter::reachOf(*info);
     if (reach == RankReach::Ended) continue;
@@ -202,7 +202,7 @@ void Debugger::addCulpritFrames(HangInput& input, int depth, std::size_t limit) 
       q.frames = heldFrames(q.worldRank, depth);
       continue;
     }
-    auto frames = oneShotBacktrace(gdb_->gdbPath, info->pid, depth, std::chrono::seconds(20));
+    auto frames = oneShotBacktrace(session_.gdb().gdbPath, info->pid, depth, std::chrono::seconds(20));
     if (frames) q.frames = std::move(*frames);
   }
 }

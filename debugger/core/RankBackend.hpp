@@ -60,7 +60,7 @@ class RankBackend {
   virtual std::map<int, std::string> endedMeanwhile(const std::map<int, std::string>& missing) = 0;
 };
 
-/// How RuntimeRanks routes requests (Debugger::routing(), given at its
+/// How RuntimeRanks routes requests (Session::routing(), given at its
 /// construction).
 struct RouteSettings {
   bool useTree = true;                        ///< through the forwarding tree for more than one rank

@@ -1,8 +1,7 @@
-// The Debugger's job from start to end: launch under a launcher, attach
-// through an attach file or to processes by pid, whether the job is alive,
-// detach and kill. Rank-set expressions are resolved in DebuggerRanks.cpp,
-// the ranks asked and told in DebuggerQuery.cpp.
-#include "debugger/core/Debugger.hpp"
+// A session's job from start to end: launch under a launcher, attach through
+// an attach file or to processes by pid, whether the job is alive, detach and
+// kill (Session.hpp). The queries on top are the Debugger's (Debugger.hpp).
+#include "debugger/core/Session.hpp"
 
 #include <signal.h>
 #include <sys/stat.h>
@@ -16,12 +15,13 @@
 
 #include "ccs/proto/AttachProtocol.hpp"
 #include "ccs/transport/HostAddress.hpp"
+#include "debugger/core/RankRequests.hpp"
 
 namespace mpidbg::core {
 
 namespace proto = ccs::proto;
 
-Debugger::Debugger(std::function<void(const std::string&)> notify, RouteSettings routing)
+Session::Session(std::function<void(const std::string&)> notify, RouteSettings routing)
     : notify_(std::move(notify)), routing_(routing), gdb_(std::make_unique<GdbPool>(job_)) {
   job_.setNotifier(notify_);
   // Remote ranks: gdb asks the rank's runtime to start a gdbserver.
@@ -35,22 +35,16 @@ Debugger::Debugger(std::function<void(const std::string&)> notify, RouteSettings
       job_, [this] { return channels_.get(); },
       [this] { return routing_; }, notify_);
   router_ = std::make_unique<RankRouter>(*backend_);
-  ControlChannel channel;
-  channel.send = [this](const RankSet& ranks, std::string_view handler, const std::string& data) {
-    return control(ranks, handler, data);
-  };
-  channel.collect = [this](const RankSet& ranks, std::string_view handler) { return collect(ranks, handler); };
-  controls_ = std::make_unique<ControlService>(std::move(channel));
 }
 
-Debugger::~Debugger() {
+Session::~Session() {
   // An attached job is not ours to end: leaving detaches from it.
   if (attached_) detach();
   kill();
 }
 
-Expected<void> Debugger::launch(const LaunchOptions& options, const Progress& progress,
-                                const Cancelled& cancelled) {
+Expected<void> Session::launch(const LaunchOptions& options, const Progress& progress,
+                               const Cancelled& cancelled) {
   if (launcher_) return fail("a job is already running; 'kill' it first");
   struct stat st{};
   if (::stat(options.runtimePath.c_str(), &st) != 0)
@@ -147,8 +141,8 @@ Expected<void> Debugger::launch(const LaunchOptions& options, const Progress& pr
   return fail(why);
 }
 
-Expected<void> Debugger::attach(const AttachOptions& options, const Progress& progress,
-                                const Cancelled& cancelled) {
+Expected<void> Session::attach(const AttachOptions& options, const Progress& progress,
+                               const Cancelled& cancelled) {
   if (hasJob()) return fail("a job is already being debugged; 'detach' or 'kill' it first");
   if (job_.size() != 0) return fail("this session has had a job already; attach from a new mpidbg");
   struct stat st{};
@@ -238,7 +232,7 @@ Expected<void> Debugger::attach(const AttachOptions& options, const Progress& pr
   return {};
 }
 
-Expected<void> Debugger::attachProcesses(const std::vector<FoundRank>& ranks, int size) {
+Expected<void> Session::attachProcesses(const std::vector<FoundRank>& ranks, int size) {
   if (hasJob()) return fail("a job is already being debugged; 'detach' or 'kill' it first");
   if (job_.size() != 0) return fail("this session has had a job already; attach from a new mpidbg");
   if (ranks.empty()) return fail("no rank to attach to");
@@ -250,13 +244,13 @@ Expected<void> Debugger::attachProcesses(const std::vector<FoundRank>& ranks, in
   return {};
 }
 
-void Debugger::refreshProcesses() {
+void Session::refreshProcesses() {
   for (const auto& info : job_.snapshot())
     if (info.noRuntime && !info.ended() && info.pid > 0 && ::kill(info.pid, 0) != 0 && errno == ESRCH)
       job_.channelClosed(info.rank);
 }
 
-bool Debugger::jobAlive() {
+bool Session::jobAlive() {
   if (attached_) {
     refreshProcesses();
     for (const auto& info : job_.snapshot())
@@ -273,9 +267,12 @@ bool Debugger::jobAlive() {
   return true;
 }
 
-void Debugger::detach() {
+void Session::detach() {
   if (!launcher_ && !hub_ && !attached_) return;
-  if (job_.size() > 0 && hub_) control(RankSet::all(job_.size()), proto::kDetachHandler, "");
+  // Every rank drops its breakpoints and resumes; a rank that cannot answer
+  // (held by gdb, ended) is let go by what follows.
+  if (job_.size() > 0 && hub_)
+    (void)router_->ask<proto::ControlReply>(RankSet::all(job_.size()), ControlRequest{proto::kDetachHandler, ""});
   if (gdb_) gdb_->closeAll();
   job_.setKilling();  // channels closing now are not news
   if (hub_) hub_->setLauncher(nullptr);
@@ -284,10 +281,9 @@ void Debugger::detach() {
   launcher_.reset();
   attached_ = false;
   if (channels_) channels_->clear();
-  controls_->clear();
 }
 
-void Debugger::kill() {
+void Session::kill() {
   if (gdb_) gdb_->closeAll();
   if (attached_) {
     // Not our launcher: end the ranks we can reach; their launcher ends the job.

@@ -233,9 +233,9 @@ stacks::StackTree buildStackTree(const StackInput& input, stacks::NodeKey key, S
 
 StackInput Debugger::stacks(const RankSet& wanted) {
   StackInput input;
-  const RankSet ranks = wanted.empty() ? RankSet::all(job_.size()) : wanted;
-  refreshProcesses();
-  RankSort sorted = router_->sort(ranks);
+  const RankSet ranks = wanted.empty() ? RankSet::all(session_.job().size()) : wanted;
+  session_.refreshProcesses();
+  RankSort sorted = session_.router().sort(ranks);
   RankSet reachable, held;
   std::map<int, RankInfo>& infos = sorted.infos;
   // Ranks whose runtime cannot answer, and why: they are asked through gdb.
@@ -279,7 +279,7 @@ StackInput Debugger::stacks(const RankSet& wanted) {
 
   // Held ranks: their gdb session prints the threads (gdb already stops them).
   if (!held.empty()) {
-    for (auto& [rank, out] : gdb_->run(held, std::string(kGdbStacksCommand) + " -no-filters")) {
+    for (auto& [rank, out] : session_.gdb().run(held, std::string(kGdbStacksCommand) + " -no-filters")) {
       if (!out) {
         input.failed[rank] = std::string(RankRouter::kHeldByGdb) + ", which failed: " + out.error().message;
         continue;
@@ -313,7 +313,7 @@ StackInput Debugger::stacks(const RankSet& wanted) {
       finish(running.front());
       running.erase(running.begin());
     }
-    running.emplace_back(rank, std::async(std::launch::async, [path = gdb_->gdbPath, pid = info.pid] {
+    running.emplace_back(rank, std::async(std::launch::async, [path = session_.gdb().gdbPath, pid = info.pid] {
                            return oneShotGdb(path, pid, std::string(kGdbStacksCommand), std::chrono::seconds(60));
                          }));
   }

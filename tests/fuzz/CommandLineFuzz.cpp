@@ -198,7 +198,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
     const CommandResult result = mpidbg::cli::executeLine(context, line);
     checkResult(line, result);
-    FUZZ_CHECK(!debugger.hasJob());
+    FUZZ_CHECK(!debugger.session().hasJob());
     mpidbg::cli::render(console, line, result);
     if (!mpidbg::cli::commandNameOf(line).empty()) {
       rendered.push_back(line);

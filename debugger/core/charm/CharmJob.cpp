@@ -138,7 +138,7 @@ void CharmJob::decodeObjects(std::vector<pupfmt::Node>& items) {
   if (!symbols_ && !symbolsTried_) {
     symbolsTried_ = true;
     std::vector<pid_t> pids;
-    for (const auto& info : debugger_.job().snapshot())
+    for (const auto& info : session_.job().snapshot())
       if (info.pid > 0 && !info.ended()) pids.push_back(info.pid);
     for (pid_t pid : pids) {
       auto source = mqs::SymbolSource::fromProcess(pid);
@@ -191,9 +191,9 @@ const std::vector<std::string>& CharmJob::knownLists() {
   return lists;
 }
 
-CharmJob::CharmJob(Debugger& debugger, std::function<void(const std::string&)> notify,
+CharmJob::CharmJob(Session& session, std::function<void(const std::string&)> notify,
                    std::function<void(const std::string&)> output)
-    : debugger_(debugger), notify_(std::move(notify)), output_(std::move(output)),
+    : session_(session), notify_(std::move(notify)), output_(std::move(output)),
       lists_(std::make_unique<PeLists>(*this)) {}
 
 CharmJob::~CharmJob() {

@@ -6,7 +6,7 @@
 // --enable-charmdebug: debug/converse/*, debug/charm/*, the CpdList lists);
 // breakpoint hits and freezes are read from the program's output, as
 // CharmDebug reads them (CharmOutput.hpp); gdb and `where` go through the
-// session's Debugger, to which the PE processes are attached by pid.
+// session's core::Session, to which the PE processes are attached by pid.
 
 #include <sys/types.h>
 
@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "ccs/transport/Endpoint.hpp"
-#include "debugger/core/Debugger.hpp"
+#include "debugger/core/Session.hpp"
 #include "debugger/core/ObjectQuery.hpp"
 #include "debugger/core/RankSet.hpp"
 #include "debugger/core/charm/CharmLink.hpp"
@@ -108,11 +108,11 @@ struct CharmBreakpoint {
 /// The Charm++ back end of a session.
 class CharmJob {
  public:
-  /// `debugger`: the session's, which gets the PE processes (attachProcesses)
+  /// `session`: the debugger's, which gets the PE processes (attachProcesses)
   /// for gdb and `where`. `notify`: asynchronous notices (a breakpoint hit,
   /// an abort), possibly from a background thread. `output`: a line of the
   /// program's own output (launched programs), from a background thread.
-  CharmJob(Debugger& debugger, std::function<void(const std::string&)> notify,
+  CharmJob(Session& session, std::function<void(const std::string&)> notify,
            std::function<void(const std::string&)> output);
   ~CharmJob();
   CharmJob(const CharmJob&) = delete;
@@ -125,7 +125,7 @@ class CharmJob {
   /// ++server-auth KEYFILE (unless plain), and ++local when the command names
   /// no other way to start PEs (++nodelist, ++mpiexec, ++remote-shell ...);
   /// reads its output; waits for the CCS server's port and, when suspended,
-  /// for every PE's freeze; attaches the PE processes to the Debugger.
+  /// for every PE's freeze; attaches the PE processes to the Session.
   /// Errors: charmrun not runnable; it ended before the server was up (its
   /// last output lines); timeout; cancelled; ccs_getinfo fails.
   Expected<void> launch(const CharmLaunchOptions& options, const Progress& progress, const Cancelled& cancelled);
@@ -242,7 +242,7 @@ class CharmJob {
   template <typename Ask>
   std::map<int, std::string> onEachPe(const RankSet& pes, Ask ask);
 
-  Debugger& debugger_;
+  Session& session_;
   std::function<void(const std::string&)> notify_;
   std::function<void(const std::string&)> output_;
   std::unique_ptr<CharmLink> link_;

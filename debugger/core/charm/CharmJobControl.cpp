@@ -45,7 +45,7 @@ std::optional<CharmJob::Unreachable> CharmJob::unreachable(int pe) {
   if (launcher_ && launcher_->poll()) return Unreachable{PeState::Ended, "ended (charmrun ended)"};
   // The same sorting, and the same words for a held PE, as an mpidbg rank's
   // (RankRouter); a PE's end is "ended" (charmrun reports no exit per PE).
-  for (const auto& info : debugger_.job().snapshot())
+  for (const auto& info : session_.job().snapshot())
     if (info.rank == pe) {
       switch (const RankReach reach = RankRouter::reachOf(info)) {
         case RankReach::Ended: return Unreachable{PeState::Ended, "ended"};
@@ -75,7 +75,7 @@ const CharmBreakpoint* CharmJob::breakpointAt(int pe, std::string_view entryName
 std::vector<PeView> CharmJob::status(const RankSet& pes) {
   std::vector<PeView> out;
   std::map<int, pid_t> pids;
-  for (const auto& info : debugger_.job().snapshot()) pids[info.rank] = info.pid;
+  for (const auto& info : session_.job().snapshot()) pids[info.rank] = info.pid;
   for (int pe : orAll(pes)) {
     PeView view;
     view.pe = pe;

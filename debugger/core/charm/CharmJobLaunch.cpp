@@ -308,7 +308,7 @@ Expected<void> CharmJob::attachPids(const std::map<int, pid_t>& pids) {
   }
   if (found.empty())
     return fail("no PE process was found on this host: gdb and where cannot reach the PEs");
-  auto attached = debugger_.attachProcesses(found, pes_);
+  auto attached = session_.attachProcesses(found, pes_);
   if (!attached) return attached;
   if (static_cast<int>(found.size()) < pes_)
     return fail("the processes of " + std::to_string(pes_ - static_cast<int>(found.size())) + " of " +
@@ -320,7 +320,7 @@ bool CharmJob::alive() {
   if (!active_) return false;
   if (launcher_) return !launcher_->poll().has_value();
   // Attached: alive while the server answers, or any PE process lives.
-  for (const auto& info : debugger_.job().snapshot())
+  for (const auto& info : session_.job().snapshot())
     if (info.pid > 0 && ::kill(info.pid, 0) == 0) return true;
   return static_cast<bool>(link_->peCounts());
 }
@@ -328,7 +328,7 @@ bool CharmJob::alive() {
 void CharmJob::kill() {
   if (!active_ && !launcher_) return;
   active_ = false;
-  debugger_.kill();
+  session_.kill();
   if (launcher_) launcher_->terminate(std::chrono::milliseconds(2000));
   if (reader_.joinable()) reader_.join();
 }
@@ -338,7 +338,7 @@ void CharmJob::detach() {
   std::vector<int> ids;
   for (const auto& [id, bp] : breakpoints_) ids.push_back(id);
   for (int id : ids) (void)removeBreakpoint(id);
-  debugger_.detach();
+  session_.detach();
   (void)resume(RankSet::all(pes_));
   active_ = false;
 }

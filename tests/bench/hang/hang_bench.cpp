@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
     options.runtimePath = build + "/lib/libmpidbg-rt.so";
     options.stopAtInit = frozen;
     options.registerTimeout = std::chrono::seconds(300);
-    if (auto launched = debugger.launch(options, {}, {}); !launched) {
+    if (auto launched = debugger.session().launch(options, {}, {}); !launched) {
       std::fprintf(stderr, "launch of %ld ranks failed: %s\n", n, launched.error().message.c_str());
       return 2;
     }
@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
       return 2;
     }
     std::vector<std::pair<int, pid_t>> pids;
-    for (const auto& r : debugger.job().snapshot()) pids.emplace_back(r.rank, r.pid);
+    for (const auto& r : debugger.session().job().snapshot()) pids.emplace_back(r.rank, r.pid);
 
     std::vector<double> viaCcs, viaMemory;
     std::string verdictCcs, verdictMemory;
@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
       std::printf("       verdicts differ or wrong: ccs '%s', memory '%s'\n", verdictCcs.c_str(), verdictMemory.c_str());
       ++failures;
     }
-    debugger.kill();
+    debugger.session().kill();
   }
   return failures == 0 ? 0 : 1;
 }

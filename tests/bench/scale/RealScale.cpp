@@ -95,7 +95,7 @@ double coresUsed(const std::vector<pid_t>& pids, std::chrono::milliseconds windo
 
 /// The rank processes of the job, by rank.
 std::vector<pid_t> rankPids(core::Debugger& debugger) {
-  auto ranks = debugger.job().snapshot();
+  auto ranks = debugger.session().job().snapshot();
   std::sort(ranks.begin(), ranks.end(),
             [](const auto& a, const auto& b) { return a.rank < b.rank; });
   std::vector<pid_t> pids;
@@ -167,7 +167,7 @@ RealRow measureJob(const RealOptions& options, long n) {
   launch.stopAtInit = true;
   launch.registerTimeout = options.launchTimeout;
   auto start = Clock::now();
-  if (auto launched = debugger.launch(launch, {}, {}); !launched) {
+  if (auto launched = debugger.session().launch(launch, {}, {}); !launched) {
     row.note = "launch failed: " + launched.error().message;
     return row;
   }
@@ -232,7 +232,7 @@ RealRow measureJob(const RealOptions& options, long n) {
       pids.empty() ? std::map<std::string, MappingKiB>{} : readFileMappings(pids.front());
   std::vector<std::map<std::string, MappingKiB>> perRankFiles;
   for (pid_t pid : pids) perRankFiles.push_back(readFileMappings(pid));
-  debugger.kill();
+  debugger.session().kill();
 
   if (!options.baseline) return row;
   std::map<std::string, MappingKiB> withoutFiles;

@@ -166,7 +166,7 @@ int main(int argc, char** argv) {
       options.runtimePath = build + "/lib/libmpidbg-rt.so";
       options.stopAtInit = false;  // run straight into the hang
       options.registerTimeout = std::chrono::seconds(300);
-      if (auto launched = debugger.launch(options, {}, {}); !launched) {
+      if (auto launched = debugger.session().launch(options, {}, {}); !launched) {
         std::fprintf(stderr, "launch of %ld ranks failed: %s\n", n,
                      launched.error().message.c_str());
         return 2;
@@ -176,7 +176,7 @@ int main(int argc, char** argv) {
         return 2;
       }
       std::vector<pid_t> pids;
-      auto ranks = debugger.job().snapshot();
+      auto ranks = debugger.session().job().snapshot();
       std::sort(ranks.begin(), ranks.end(),
                 [](const auto& a, const auto& b) { return a.rank < b.rank; });
       for (const auto& r : ranks) pids.push_back(r.pid);
@@ -232,7 +232,7 @@ int main(int argc, char** argv) {
               ? (" (gdb extrapolated from " + std::to_string(r.gdbRanks) + " ranks)").c_str()
               : "");
       std::fflush(stdout);
-      debugger.kill();
+      debugger.session().kill();
     }
   }
 

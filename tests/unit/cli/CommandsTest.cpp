@@ -151,7 +151,7 @@ TEST_CASE("commands check their arguments before they need the job", "[cli]") {
       CHECK_THAT(r.error, Catch::StartsWith(row.error.substr(0, row.error.size() - 3)));
     else
       CHECK(r.error == row.error);
-    CHECK_FALSE(debugger.hasJob());
+    CHECK_FALSE(debugger.session().hasJob());
   }
 }
 
