@@ -18,7 +18,8 @@ int runCharmSession(core::Debugger& debugger, Console& console, const CharmSessi
     const std::string text = line + "\n";
     [[maybe_unused]] const ssize_t n = ::write(STDOUT_FILENO, text.data(), text.size());
   };
-  core::charm::CharmJob charm(debugger.session(), [&console](const std::string& line) { console.notice(line); }, output);
+  core::charm::CharmJob charm(
+      debugger.session(), [&console](const std::string& line) { console.notice(line); }, output);
   std::unique_ptr<core::SessionDir> sessionDir;
   std::string what;
   Expected<void> started;

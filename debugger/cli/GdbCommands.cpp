@@ -133,7 +133,8 @@ CommandResult doGdb(Context& ctx, const CommandArgs& parsed) {
   auto ranks = commandRanks(ctx, rankText);
   if (!ranks) return CommandResult::failure(ranks.error().message);
   const core::RankSet before = ctx.debugger.session().gdb().attached();
-  const auto outputs = ctx.debugger.session().gdb().run(*ranks, gdbConsoleCommand(command), gdbProgress(ctx, "attaching gdb"));
+  const auto outputs =
+      ctx.debugger.session().gdb().run(*ranks, gdbConsoleCommand(command), gdbProgress(ctx, "attaching gdb"));
   ctx.console.endProgress();
   if (!keep && isLookCommand(command)) releaseAfterLook(ctx, *ranks, before);
   std::map<int, std::string> texts, errors;

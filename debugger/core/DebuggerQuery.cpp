@@ -14,8 +14,8 @@ namespace proto = ccs::proto;
 
 std::vector<RankView> Debugger::views(const RankSet& ranks) {
   session_.refreshProcesses();
-  auto answers = session_.router().ask<proto::RankStatus>(ranks.empty() ? RankSet::all(session_.job().size()) : ranks, StatusRequest{},
-                                                 /*waitForEnds=*/false);
+  const RankSet asked = ranks.empty() ? RankSet::all(session_.job().size()) : ranks;
+  auto answers = session_.router().ask<proto::RankStatus>(asked, StatusRequest{}, /*waitForEnds=*/false);
   std::vector<RankView> views;
   for (auto& [r, info] : answers.sort.infos) {
     RankView view{std::move(info), std::nullopt, {}, std::nullopt};
@@ -48,8 +48,8 @@ std::vector<RankView> Debugger::views(const RankSet& ranks) {
 }
 
 std::map<int, std::vector<proto::CommState>> Debugger::collectiveStates() {
-  auto answers = session_.router().ask<std::vector<proto::CommState>>(RankSet::all(session_.job().size()), CollectivesRequest{},
-                                                              /*waitForEnds=*/false);
+  auto answers = session_.router().ask<std::vector<proto::CommState>>(RankSet::all(session_.job().size()),
+                                                                      CollectivesRequest{}, /*waitForEnds=*/false);
   for (const auto& [from, why] : answers.unreadable)
     session_.notify((from >= 0 ? "rank " + std::to_string(from) : std::string("the tree")) +
             " sent a bad collectives reply: " + why);
@@ -72,7 +72,9 @@ std::map<int, std::string> Debugger::continueRanks(const RankSet& ranks) {
   for (const auto& info : targets) request.seen[info.rank] = info.lastStop;
   const std::string data = proto::encode(request);
   const auto missing =
-      session_.router().backend().gather(targets, proto::kContinueHandler, std::vector<std::uint8_t>(data.begin(), data.end()))
+      session_.router()
+          .backend()
+          .gather(targets, proto::kContinueHandler, std::vector<std::uint8_t>(data.begin(), data.end()))
           .missing;
   for (const auto& info : targets)
     if (!missing.count(info.rank)) session_.job().continued(info.rank, info.lastStop);
