@@ -32,10 +32,10 @@ case_gdb_remote_bt_through_gdbserver_then_detach() {
 
 case_gdb_remote_gdbserver_ends_after_detach() {
   MPIDBG_GDB_REMOTE=always start_session -- "$mpiexec" "${two_hosts[@]}" -n 4 "$examples/ring"
-  send_command 'gdb --keep 1 info threads' 'Target Id' || { end_session; return 1; }
+  send_command 'gdb --keep 1 info threads' 'Target Id' 60 || { end_session; return 1; }
   local servers
   servers="$(marked_gdbservers)"
-  send_command 'gdb detach 1' '\[1\] detached' || { end_session; return 1; }
+  send_command 'gdb detach 1' '\[1\] detached' 60 || { end_session; return 1; }
   local i
   for i in $(seq 1 100); do [ -z "$(marked_gdbservers)" ] && break; sleep 0.1; done
   local after

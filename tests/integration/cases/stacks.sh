@@ -46,7 +46,7 @@ case_where_reads_held_and_silent_ranks_through_gdb() {
   local pid2
   pid2="$(awk '$1 == "2" && $3 ~ /^[0-9]+$/ {print $3; exit}' "$work/out")"
   # Rank 1 held by gdb: read with its gdb session.
-  send_command 'gdb --keep 1 info threads' 'mpidbg-helper' || { end_session; return 1; }
+  send_command 'gdb --keep 1 info threads' 'mpidbg-helper' 60 || { end_session; return 1; }
   send_command 'where' 'read through gdb \[1\]: held by gdb' || { end_session; return 1; }
   # gdb's pcs are symbolized as the runtime's captures are: rank 1's stack is
   # one group with rank 0's down to the line, and its UCX progress thread is
