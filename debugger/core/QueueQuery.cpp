@@ -105,15 +105,18 @@ HangInput Debugger::queueStatesFromMemory(const RankSet& wanted) {
   // gdb holds are stopped already, the others are stopped for the read.
   const RankSort sorted = session_.router().sort(ranks);
   std::vector<RankInfo> targets = sorted.reachable;
+  StopGuard guard;
+  for (const auto& info : targets) guard.stop(info.pid);
   for (const auto& [rank, reach] : sorted.refused) {
     if (reach == RankReach::NotRegistered) continue;  // markMissing lists them
     const RankInfo& info = sorted.infos.at(rank);
-    if (reach == RankReach::Ended) input.ended[rank] = info.describeEnd();
-    else targets.push_back(info);
+    if (reach == RankReach::Ended) {
+      input.ended[rank] = info.describeEnd();
+      continue;
+    }
+    if (reach != RankReach::HeldByGdb) guard.stop(info.pid);
+    targets.push_back(info);
   }
-  StopGuard guard;
-  for (const auto& info : targets)
-    if (RankRouter::reachOf(info) != RankReach::HeldByGdb) guard.stop(info.pid);
   guard.settle(std::chrono::milliseconds(2000));
   for (const auto& info : targets) {
     auto q = mqs::readLiveRank(info.rank, info.pid, mqsDll_);
