@@ -148,7 +148,9 @@ Expected<Reply> Session::command(std::string_view miCommand, milliseconds timeou
   const std::uint64_t token = nextToken_++;
   const std::string line = std::to_string(token) + std::string(miCommand) + "\n";
   if (auto sent = gdb_.writeAll(line, timeout); !sent) {
-    if (!gdb_.running()) return std::unexpected(gdbGone());
+    // A gdb that is dying closes its input before the kernel reports its
+    // exit: give it a moment to be reaped, so the error says how it ended.
+    if (gdb_.waitExit(milliseconds(1000))) return std::unexpected(gdbGone());
     return fail("cannot send '" + std::string(miCommand) + "' to gdb: " + sent.error().message);
   }
   Reply reply;

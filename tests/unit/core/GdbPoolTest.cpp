@@ -134,7 +134,7 @@ TEST_CASE("GdbPool attaches without a command, runs MI, and survives a killed or
   REQUIRE(afterKill.at(0).has_value());
   CHECK(*afterKill.at(0)->results.getString("value") == "2");
   REQUIRE_FALSE(afterKill.at(1).has_value());
-  CHECK(afterKill.at(1).error().message.starts_with("gdb killed by signal 9"));
+  CHECK_THAT(afterKill.at(1).error().message, Catch::StartsWith("gdb killed by signal 9"));
   CHECK(pool.attached() == RankSet::range(0, 0));
   CHECK_FALSE(job.rank(1)->heldByGdb);
 
@@ -155,7 +155,7 @@ TEST_CASE("GdbPool attaches without a command, runs MI, and survives a killed or
   REQUIRE(waitUntilDead(gdb1again));
   auto afterDeath = pool.mi(RankSet::range(1, 1), "-data-evaluate-expression 3+3");
   REQUIRE_FALSE(afterDeath.at(1).has_value());
-  CHECK(afterDeath.at(1).error().message.starts_with("gdb killed by signal 9"));
+  CHECK_THAT(afterDeath.at(1).error().message, Catch::StartsWith("gdb killed by signal 9"));
   CHECK_THAT(afterDeath.at(1).error().message,
              Catch::Contains("a fresh gdb attaches on the next command"));
   auto freshAgain = pool.mi(RankSet::range(1, 1), "-data-evaluate-expression 3+3");

@@ -185,6 +185,24 @@ TEST_CASE("Session reports gdb killed by a signal", "[gdbmi][session]") {
   CHECK(after.error().message == "gdb killed by signal 9");
 }
 
+TEST_CASE("Session reports how gdb ended when its input closed before its exit",
+          "[gdbmi][session]") {
+  // gdb closes its end of the command channel, then lives on for half a
+  // second: the write of the next command fails (EPIPE) while gdb is not yet
+  // reaped, the window a SIGKILLed gdb also passes through.
+  auto session = Session::start(quickOptions());
+  INFO(why(session));
+  REQUIRE(session.has_value());
+  Session& gdb = **session;
+  auto dying = gdb.console("python import os, time; os.close(0); time.sleep(0.5); os._exit(3)", 100ms);
+  REQUIRE_FALSE(dying.has_value());
+  CHECK_THAT(dying.error().message, Catch::Contains("did not answer"));
+  auto after = gdb.command("-gdb-version", kTimeout);
+  REQUIRE_FALSE(after.has_value());
+  CHECK(after.error().message == "gdb exited (status 3)");
+  CHECK_FALSE(gdb.alive());
+}
+
 TEST_CASE("SessionPool runs one console command on many sessions at once", "[gdbmi][session]") {
   SleepingChild a, b;
   SessionPool pool;
