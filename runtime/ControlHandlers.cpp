@@ -13,6 +13,7 @@
 #include "EntryPoints.hpp"
 #include "Runtime.hpp"
 #include "ccs/condition/Condition.hpp"
+#include "ccs/proto/AttachProtocol.hpp"
 #include "ccs/proto/ControlProtocol.hpp"
 
 namespace mpidbg::rt {
@@ -97,6 +98,11 @@ void registerControlHandlers(ccs::Server& server, Runtime& runtime) {
     auto entries = entryPoints();
     for (proto::EntryInfo& e : entries) e.rank = gRank;
     return proto::Records<proto::EntryInfo>{std::move(entries)};
+  });
+  // A listening job: register with the attaching front end.
+  onControl<proto::AttachRequest>(server, proto::kAttachHandler, [rt](const proto::AttachRequest& request) {
+    auto attached = rt->attachFrontend(request.frontend);
+    return attached ? proto::ControlReply{} : proto::ControlReply{false, attached.error().message, -1};
   });
   onControl<proto::NoData>(server, proto::kDetachHandler, [c, rt](const proto::NoData&) {
     c->detach();

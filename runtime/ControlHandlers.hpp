@@ -11,7 +11,8 @@ class Runtime;
 /// Attaches Control to `runtime` (call on the thread that called MPI_Init,
 /// before the helper thread serves `server`) and registers the control
 /// handlers of ccs/proto/ControlProtocol.hpp: mpidbg/bp/{set,delete,enable,list},
-/// mpidbg/freeze, mpidbg/step, mpidbg/entries, mpidbg/detach. Every reply to
+/// mpidbg/freeze, mpidbg/step, mpidbg/entries, mpidbg/detach, and mpidbg/attach
+/// (ccs/proto/AttachProtocol.hpp: a listening job registers with a front end). Every reply to
 /// a malformed request is a ControlReply error, never an empty reply.
 void registerControlHandlers(ccs::Server& server, Runtime& runtime);
 

@@ -17,9 +17,9 @@
 #include "StackCapture.hpp"
 #include "ThreadLevel.hpp"
 #include "TypedHandler.hpp"
-#include "ccs/proto/AttachProtocol.hpp"
 #include "ccs/transport/Frame.hpp"
 #include "ccs/proto/GdbServerProtocol.hpp"
+#include "ccs/proto/NodeTable.hpp"
 #include "mpidbg/Text.hpp"
 
 namespace mpidbg::rt {
@@ -115,21 +115,15 @@ void registerHandlers(ccs::Server& server, Runtime& runtime) {
   on<proto::NoData, proto::Listed<proto::RankStatus>>(server, proto::kStatusHandler, [rt](const proto::NoData&) {
     return proto::Listed<proto::RankStatus>{status(*rt)};
   });
-  server.addHandler(std::string(proto::kCollectivesHandler),
-                    guarded([rt](const ccs::Request&) -> ccs::HandlerResult {
-                      auto states = rt->comms().snapshot();
-                      for (auto& state : states) state.worldRank = rt->rank();
-                      return bytesOf(proto::encode(std::span<const proto::CommState>(states)) + "--\n");
-                    }));
+  // Each communicator's record ends with a `--` line, so replies concatenate.
+  on<proto::NoData, proto::Records<proto::CommState>>(server, proto::kCollectivesHandler, [rt](const proto::NoData&) {
+    proto::Records<proto::CommState> reply{rt->comms().snapshot()};
+    for (auto& state : reply.values) state.worldRank = rt->rank();
+    return reply;
+  });
   // Ends with the `==` terminator line (its encode()), so replies concatenate.
   on<proto::NoData, proto::RankQueues>(server, proto::kQueuesHandler,
                                        [rt](const proto::NoData&) { return queuesOf(*rt); });
-  server.addHandler(std::string(proto::kAttachHandler), guarded([rt](const ccs::Request& request) -> ccs::HandlerResult {
-                      // A listening job: register with the attaching front end.
-                      const std::string frontend(request.data.begin(), request.data.end());
-                      auto attached = rt->attachFrontend(frontend);
-                      return bytesOf(attached ? std::string("ok\n") : "error: " + attached.error().message + "\n");
-                    }));
   // One record ending with a `--` line (RankStacks is a list item), so
   // replies concatenate.
   on<proto::NoData, proto::RankStacks>(server, proto::kStacksHandler, [rt](const proto::NoData&) {
@@ -137,28 +131,23 @@ void registerHandlers(ccs::Server& server, Runtime& runtime) {
     capture.attach(rt->rank(), Control::instance().freezeSignal());
     return capture.capture(rt->rank());
   });
-  server.addHandler(std::string(proto::kContinueHandler),
-                    guarded([rt](const ccs::Request& request) -> ccs::HandlerResult {
-                      if (request.data.empty()) {
-                        Control::instance().resume();
-                      } else {
-                        const std::string text(request.data.begin(), request.data.end());
-                        auto continued = proto::decodeContinueRequest(text);
-                        if (!continued) return fail(continued.error().message);
-                        const auto seen = continued->seen.find(rt->rank());
-                        Control::instance().resumeSeen(seen == continued->seen.end() ? 0 : seen->second);
-                      }
-                      rt->resume();
-                      return std::vector<std::uint8_t>{};
-                    }));
-  server.addHandler("ccs_getinfo", guarded([rt](const ccs::Request&) -> ccs::HandlerResult {
-                      std::vector<std::uint8_t> out;
-                      const std::int32_t nodes = rt->size();
-                      out.reserve(4 * (static_cast<std::size_t>(nodes) + 1));
-                      ccs::appendBigEndian32(out, nodes);
-                      for (std::int32_t i = 0; i < nodes; ++i) ccs::appendBigEndian32(out, 1);
-                      return out;
-                    }));
+  // Empty data (older clients, `mpidbg-ccs`) releases any stop; a
+  // ContinueRequest releases a breakpoint stop only if the front end saw it.
+  on<std::optional<proto::ContinueRequest>, proto::NoData>(
+      server, proto::kContinueHandler, [rt](const std::optional<proto::ContinueRequest>& continued) {
+        if (!continued) {
+          Control::instance().resume();
+        } else {
+          const auto seen = continued->seen.find(rt->rank());
+          Control::instance().resumeSeen(seen == continued->seen.end() ? 0 : seen->second);
+        }
+        rt->resume();
+        return proto::NoData{};
+      });
+  // Charm++'s job shape, for its own CCS clients: one PE per rank.
+  on<proto::NoData, proto::NodeTable>(server, proto::kGetInfoHandler, [rt](const proto::NoData&) {
+    return proto::NodeTable{std::vector<std::int32_t>(static_cast<std::size_t>(rt->size()), 1)};
+  });
   registerGdbServerHandler(server, server.endpoint().host, runtime);
   registerListHandlers(server, runtime);
   registerControlHandlers(server, runtime);

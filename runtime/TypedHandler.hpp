@@ -5,6 +5,7 @@
 // touches bytes: decoding the request and encoding the reply, record
 // separator included, come from ccs/proto/Message.hpp.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -20,13 +21,26 @@ namespace mpidbg::rt {
 
 namespace typed {
 
+template <typename T>
+struct OptionalOf : std::false_type {};
+template <typename T>
+struct OptionalOf<std::optional<T>> : std::true_type {
+  using Value = T;
+};
+
 /// The request's data decoded as Request (proto::NoData: not decoded, any
-/// data ignored; a binary message: ccs/proto/BinaryMessage.hpp), or the
-/// decoder's error.
+/// data ignored; a binary message: ccs/proto/BinaryMessage.hpp;
+/// std::optional<R>: none for empty data, an R otherwise), or the decoder's
+/// error.
 template <typename Request>
 Expected<Request> requestOf(const ccs::Request& request) {
   if constexpr (std::is_same_v<Request, ccs::proto::NoData>) {
     return Request{};
+  } else if constexpr (OptionalOf<Request>::value) {
+    if (request.data.empty()) return Request{};
+    auto value = requestOf<typename OptionalOf<Request>::Value>(request);
+    if (!value) return std::unexpected(value.error());
+    return Request{std::move(*value)};
   } else if constexpr (ccs::proto::BinaryDescribed<Request>) {
     return ccs::proto::decodeBinary<Request>(request.data);
   } else {

@@ -3,8 +3,10 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
+#include "ccs/proto/Field.hpp"
 #include "mpidbg/Error.hpp"
 
 namespace mpidbg::ccs::proto {
@@ -16,10 +18,18 @@ namespace mpidbg::ccs::proto {
 /// and sends kAttachHandler to every rank, which then registers on the hub
 /// exactly as a launched rank does (ccs/proto/RankProtocol.hpp).
 
-/// Data: the front end's event hub as "HOST:PORT". Reply: "ok\n", or
-/// "error: REASON\n" (already attached to another front end; cannot reach
-/// the hub; the registration failed).
+/// Data: an AttachRequest. Reply: a ControlReply (ccs/proto/ControlProtocol.hpp),
+/// an error saying why the rank did not register (already attached to
+/// another front end; cannot reach the hub; the registration failed).
 inline constexpr std::string_view kAttachHandler = "mpidbg/attach";
+
+/// The kAttachHandler request: where the attaching front end's event hub listens.
+struct AttachRequest {
+  static constexpr std::string_view kName = "attach request";
+  std::string frontend;  ///< the hub as "HOST:PORT"
+
+  static constexpr auto fields() { return std::tuple{field("frontend", &AttachRequest::frontend).notEmpty()}; }
+};
 
 /// First line of an attach file; the number is the format's version.
 inline constexpr std::string_view kAttachMagic = "mpidbg-attach 1";

@@ -62,6 +62,20 @@ struct TextPart {
   std::size_t max;
 };
 
+/// [int32 count][count big-endian int32s] of an int32-vector member, the
+/// last part of the body: 1 .. `max` values, each in [minValue, maxValue].
+/// Errors: "the body ends before the NAME count", "NAME count N (between 1
+/// and MAX)", "the body ends inside the NAME", "NAME I is V (between MIN and
+/// MAX)", "K byte(s) after the NAME".
+template <typename T>
+struct Int32ListPart {
+  std::string_view name;
+  std::vector<std::int32_t> T::*member;
+  std::size_t max;
+  std::int32_t minValue;
+  std::int32_t maxValue;
+};
+
 /// Every remaining byte of the body (a reply's payload), as is.
 template <typename T>
 struct RestPart {
@@ -82,6 +96,12 @@ constexpr BlockPart<T> blockPart(std::string_view name, std::vector<std::uint8_t
 template <typename T>
 constexpr TextPart<T> textPart(std::string_view name, std::string T::*member, std::size_t max) {
   return TextPart<T>{name, member, max};
+}
+/// The description of the trailing int32 list `member` (see Int32ListPart).
+template <typename T>
+constexpr Int32ListPart<T> int32ListPart(std::string_view name, std::vector<std::int32_t> T::*member, std::size_t max,
+                                         std::int32_t minValue, std::int32_t maxValue) {
+  return Int32ListPart<T>{name, member, max, minValue, maxValue};
 }
 /// The description of the rest of the body (see RestPart).
 template <typename T>
@@ -143,6 +163,12 @@ void put(std::vector<std::uint8_t>& out, const TextPart<T>& p, const T& value) {
   out.push_back(0);
 }
 template <typename T>
+void put(std::vector<std::uint8_t>& out, const Int32ListPart<T>& p, const T& value) {
+  const auto& values = value.*p.member;
+  putInt32(out, static_cast<std::int32_t>(values.size()));
+  for (const std::int32_t v : values) putInt32(out, v);
+}
+template <typename T>
 void put(std::vector<std::uint8_t>& out, const RestPart<T>& p, const T& value) {
   const auto& bytes = value.*p.member;
   out.insert(out.end(), bytes.begin(), bytes.end());
@@ -183,6 +209,26 @@ Expected<void> get(Reader& in, const TextPart<T>& p, T& value) {
   if (in.left() != 0)
     return fail(std::to_string(in.left()) + (in.left() == 1 ? " byte" : " bytes") + " after the " + std::string(p.name));
   value.*p.member = std::string(bytes.begin(), bytes.end());
+  return {};
+}
+template <typename T>
+Expected<void> get(Reader& in, const Int32ListPart<T>& p, T& value) {
+  const std::string name(p.name);
+  std::int32_t n = 0;
+  if (!in.int32(n)) return fail("the body ends before the " + name + " count");
+  if (n < 1 || static_cast<std::size_t>(n) > p.max)
+    return fail(name + " count " + std::to_string(n) + " (between 1 and " + std::to_string(p.max) + ")");
+  if (in.left() < 4 * static_cast<std::size_t>(n)) return fail("the body ends inside the " + name);
+  std::vector<std::int32_t> values(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    in.int32(values[i]);
+    if (values[i] < p.minValue || values[i] > p.maxValue)
+      return fail(name + " " + std::to_string(i) + " is " + std::to_string(values[i]) + " (between " +
+                  std::to_string(p.minValue) + " and " + std::to_string(p.maxValue) + ")");
+  }
+  if (in.left() != 0)
+    return fail(std::to_string(in.left()) + (in.left() == 1 ? " byte" : " bytes") + " after the " + name);
+  value.*p.member = std::move(values);
   return {};
 }
 template <typename T>

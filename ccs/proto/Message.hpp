@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <optional>
 #include <cstdint>
 #include <span>
@@ -124,6 +125,45 @@ Expected<std::vector<E>> splitInts(const std::string& key, std::string_view text
   return out;
 }
 
+/// std::map<Int, Int> members: comma-separated KEY:VALUE pairs, in key order.
+template <typename M>
+struct MapOf : std::false_type {};
+template <typename K, typename V>
+struct MapOf<std::map<K, V>> : std::bool_constant<std::is_integral_v<K> && std::is_integral_v<V>> {};
+
+template <typename K, typename V>
+std::string joinPairs(const std::map<K, V>& pairs) {
+  std::string out;
+  for (const auto& [k, v] : pairs) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(k) + ':' + std::to_string(v);
+  }
+  return out;
+}
+
+/// "k:v,k:v" -> the pairs of key `key`; "" -> none; at most `max` of them;
+/// a key given twice keeps its last value.
+template <typename K, typename V>
+Expected<std::map<K, V>> splitPairs(const std::string& key, std::string_view text, std::size_t max) {
+  std::map<K, V> out;
+  for (std::size_t n = 0; !text.empty() || n > 0; ++n) {
+    if (n == max) return fail("key '" + key + "' has more than " + std::to_string(max) + " pairs");
+    const auto comma = text.find(',');
+    const std::string_view pair = text.substr(0, comma);
+    const auto colon = pair.find(':');
+    if (colon == std::string_view::npos)
+      return fail("key '" + key + "': '" + shorten(pair) + "' is not KEY:VALUE");
+    auto k = Record::parseInt<K>(key, pair.substr(0, colon));
+    if (!k) return std::unexpected(k.error());
+    auto v = Record::parseInt<V>(key, pair.substr(colon + 1));
+    if (!v) return std::unexpected(v.error());
+    out[*k] = *v;
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
 /// The scope of element `index` of list `f` inside `scope`: its key (one
 /// line for a value, the stem of a sub-message's keys) and the indices its
 /// own lists carry.
@@ -145,6 +185,8 @@ void putField(std::string& out, const Field<T, M>& f, const T& value, const Scop
     put(out, key, joinValues(v));
   } else if constexpr (VectorOf<M>::value) {
     put(out, key, joinInts(v, f.spelling));
+  } else if constexpr (MapOf<M>::value) {
+    put(out, key, joinPairs(v));
   } else if constexpr (std::is_same_v<M, bool>) {
     if (f.spellings.size() == 2) put(out, key, f.spellings[v ? 1 : 0]);
     else putFlag(out, key, v);
@@ -218,6 +260,13 @@ Expected<void> getField(const Record& r, const Field<T, M>& f, T& value, const S
     auto values = splitInts<typename M::value_type>(key, *v, max);
     if (!values) return std::unexpected(values.error());
     target = std::move(*values);
+  } else if constexpr (MapOf<M>::value) {
+    auto v = r.text(key);
+    if (!v) return std::unexpected(v.error());
+    const std::size_t max = f.max > 0 ? static_cast<std::size_t>(f.max) : SIZE_MAX;
+    auto pairs = splitPairs<typename M::key_type, typename M::mapped_type>(key, *v, max);
+    if (!pairs) return std::unexpected(pairs.error());
+    target = std::move(*pairs);
   } else if constexpr (std::is_same_v<M, bool>) {
     if (f.spellings.size() == 2) {
       auto v = r.text(key);

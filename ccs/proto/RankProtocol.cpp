@@ -115,39 +115,8 @@ Expected<Event> decodeEvent(std::string_view text) {
 
 // ---- ContinueRequest ----
 
-std::string encode(const ContinueRequest& c) {
-  std::string list;
-  for (const auto& [rank, stop] : c.seen) {
-    if (!list.empty()) list += ',';
-    list += std::to_string(rank) + ':' + std::to_string(stop);
-  }
-  std::string w;
-  put(w, "seen", list);
-  return w;
-}
+std::string encode(const ContinueRequest& c) { return encodeRecord(c); }
 
-Expected<ContinueRequest> decodeContinueRequest(std::string_view text) {
-  const std::string prefix = "bad continue request: ";
-  auto record = parseOne(text, "continue request");
-  if (!record) return std::unexpected(record.error());
-  std::string list;
-  MPIDBG_TRY_ASSIGN(list, record->text("seen"));
-  ContinueRequest c;
-  std::string_view rest = list;
-  for (bool more = !rest.empty(); more;) {
-    const std::size_t comma = rest.find(',');
-    const std::string_view pair = rest.substr(0, comma);
-    more = comma != std::string_view::npos;
-    if (more) rest.remove_prefix(comma + 1);
-    const std::size_t colon = pair.find(':');
-    if (colon == std::string_view::npos) return fail("bad continue request: '" + shorten(pair) + "' is not RANK:STOP");
-    std::int32_t rank = 0;
-    std::uint32_t stop = 0;
-    MPIDBG_TRY_ASSIGN(rank, Record::parseInt<std::int32_t>("seen", pair.substr(0, colon)));
-    MPIDBG_TRY_ASSIGN(stop, Record::parseInt<std::uint32_t>("seen", pair.substr(colon + 1)));
-    c.seen[rank] = stop;
-  }
-  return c;
-}
+Expected<ContinueRequest> decodeContinueRequest(std::string_view text) { return decodeRecord<ContinueRequest>(text); }
 
 }  // namespace mpidbg::ccs::proto

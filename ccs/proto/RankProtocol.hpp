@@ -322,7 +322,10 @@ struct Event {
 /// Empty data (older clients, `mpidbg-ccs`) releases any stop. Encoded as
 /// one line `seen=RANK:STOP,RANK:STOP,...` (ranks without an entry: 0).
 struct ContinueRequest {
+  static constexpr std::string_view kName = "continue request";
   std::map<std::int32_t, std::uint32_t> seen;  ///< world rank -> last stop number seen
+
+  static constexpr auto fields() { return std::tuple{field("seen", &ContinueRequest::seen)}; }
 };
 std::string encode(const ContinueRequest& c);
 /// Errors: no `seen` key, a malformed `RANK:STOP` pair.

@@ -9,6 +9,7 @@
 #include <iterator>
 #include <sstream>
 
+#include "ccs/proto/NodeTable.hpp"
 #include "ccs/transport/Auth.hpp"
 #include "ccs/transport/CharmAuthClient.hpp"
 #include "ccs/transport/CharmKeyFile.hpp"
@@ -23,14 +24,13 @@ namespace {
 
 void printReply(const std::vector<std::uint8_t>& reply, const std::string& format) {
   if (format == "getinfo") {
-    if (reply.size() < 4 || reply.size() % 4 != 0) {
-      std::printf("(not a ccs_getinfo reply: %zu bytes)\n", reply.size());
+    auto table = ccs::proto::decodeBinary<ccs::proto::NodeTable>(reply);
+    if (!table) {
+      std::printf("(%s; %zu bytes)\n", table.error().message.c_str(), reply.size());
       return;
     }
-    const std::int32_t nodes = ccs::readBigEndian32(reply);
-    std::printf("nodes: %d\npes per node:", nodes);
-    for (std::size_t i = 4; i + 4 <= reply.size(); i += 4)
-      std::printf(" %d", ccs::readBigEndian32(std::span(reply).subspan(i)));
+    std::printf("nodes: %zu\npes per node:", table->pesPerNode.size());
+    for (const std::int32_t pes : table->pesPerNode) std::printf(" %d", pes);
     std::printf("\n");
     return;
   }

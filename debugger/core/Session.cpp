@@ -14,6 +14,8 @@
 #include <iterator>
 
 #include "ccs/proto/AttachProtocol.hpp"
+#include "ccs/proto/ControlProtocol.hpp"
+#include "ccs/proto/Message.hpp"
 #include "ccs/transport/HostAddress.hpp"
 #include "debugger/core/RankRequests.hpp"
 
@@ -179,19 +181,23 @@ Expected<void> Session::attach(const AttachOptions& options, const Progress& pro
     info.endpoint = ccs::Endpoint{r.address, r.port};
     targets.push_back(std::move(info));
   }
-  const std::string endpoint = hub_->endpoint().toString();
-  const auto replies =
-      channels_->query(targets, proto::kAttachHandler, std::vector<std::uint8_t>(endpoint.begin(), endpoint.end()),
-                       routing_.requestTimeout);
+  const std::string request = proto::encodeRecord(proto::AttachRequest{hub_->endpoint().toString()});
+  const auto replies = channels_->query(targets, proto::kAttachHandler,
+                                        std::vector<std::uint8_t>(request.begin(), request.end()), routing_.requestTimeout);
   // Why each rank could not be attached, grouped by reason.
   std::map<std::string, RankSet> refused;
   RankSet answered;
   for (const auto& [rank, reply] : replies) {
     std::string why;
-    if (!reply) why = reply.error().message;
-    else if (const std::string answer(reply->begin(), reply->end()); answer != "ok\n")
-      why = answer.starts_with("error: ") ? answer.substr(7, answer.find_last_not_of('\n') - 6)
-                                          : "unexpected answer '" + answer.substr(0, 40) + "'";
+    if (!reply) {
+      why = reply.error().message;
+    } else {
+      const std::string_view text(reinterpret_cast<const char*>(reply->data()), reply->size());
+      auto answer = proto::decodeRecords<proto::ControlReply>(text, "attach reply");
+      if (!answer) why = answer.error().message;
+      else if (answer->size() != 1) why = "the attach reply holds " + std::to_string(answer->size()) + " records, not 1";
+      else if (!answer->front().ok) why = answer->front().message;
+    }
     if (why.empty()) answered.insert(rank);
     else refused[why].insert(rank);
   }

@@ -1,5 +1,6 @@
 #include "debugger/core/charm/CharmLink.hpp"
 
+#include "ccs/proto/NodeTable.hpp"
 #include "ccs/transport/Client.hpp"
 #include "ccs/transport/Frame.hpp"
 
@@ -58,23 +59,11 @@ Expected<void> CharmLink::send(std::string_view handler, int pe, const std::vect
 }
 
 Expected<std::vector<int>> CharmLink::peCounts() {
-  auto reply = call("ccs_getinfo", 0);
+  auto reply = call(ccs::proto::kGetInfoHandler, 0);
   if (!reply) return std::unexpected(reply.error());
-  // ccs-builtins.C ccs_getinfo: node count, then the PE count of each node,
-  // 4-byte big-endian each.
-  if (reply->size() < 4 || reply->size() % 4 != 0) return fail("ccs_getinfo: a reply of " + std::to_string(reply->size()) + " bytes is not a node table");
-  const std::span<const std::uint8_t> bytes(*reply);
-  const std::int32_t nodes = ccs::readBigEndian32(bytes);
-  if (nodes <= 0 || static_cast<std::size_t>(nodes) != reply->size() / 4 - 1)
-    return fail("ccs_getinfo: the reply names " + std::to_string(nodes) + " nodes but holds " +
-                std::to_string(reply->size() / 4 - 1) + " counts");
-  std::vector<int> counts;
-  for (std::size_t i = 4; i < reply->size(); i += 4) {
-    const std::int32_t n = ccs::readBigEndian32(bytes.subspan(i));
-    if (n <= 0 || n > 1'000'000) return fail("ccs_getinfo: node " + std::to_string(counts.size()) + " has " + std::to_string(n) + " PEs");
-    counts.push_back(n);
-  }
-  return counts;
+  auto table = ccs::proto::decodeBinary<ccs::proto::NodeTable>(*reply);
+  if (!table) return std::unexpected(table.error());
+  return std::vector<int>(table->pesPerNode.begin(), table->pesPerNode.end());
 }
 
 }  // namespace mpidbg::core::charm

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "ccs/proto/ListProtocol.hpp"
+#include "ccs/proto/NodeTable.hpp"
 #include "tests/unit/ccs/Transcript.hpp"
 
 using namespace mpidbg::ccs::proto;
@@ -97,4 +98,35 @@ TEST_CASE("list lengths and error replies", "[ccs][list]") {
   CHECK_FALSE(listErrorOf(hex("0b71100000")).has_value());
   const std::string txt = "sync=0x71100000\n";
   CHECK_FALSE(listErrorOf(std::vector<std::uint8_t>(txt.begin(), txt.end())).has_value());
+}
+
+TEST_CASE("ccs_getinfo node tables match capture 01b and reject what is not one", "[ccs][list]") {
+  // Capture 01b (+p4, non-SMP): 4 nodes of 1 PE each.
+  const auto p4 = hex("0000000400000001000000010000000100000001");
+  auto table = decodeBinary<NodeTable>(p4);
+  REQUIRE(table.has_value());
+  CHECK(table->pesPerNode == std::vector<std::int32_t>{1, 1, 1, 1});
+  CHECK(encodeBinary(*table) == p4);
+  // An SMP layout: 2 nodes of 4 and 3 PEs.
+  CHECK(encodeBinary(NodeTable{{4, 3}}) == hex("000000020000000400000003"));
+
+  struct Row {
+    const char* bytes;
+    const char* error;
+  };
+  for (const Row& row : {
+           Row{"", "bad ccs_getinfo reply: the body ends before the node table count"},
+           Row{"000000", "bad ccs_getinfo reply: the body ends before the node table count"},
+           Row{"00000000", "bad ccs_getinfo reply: node table count 0 (between 1 and 1000000)"},
+           Row{"ffffffff", "bad ccs_getinfo reply: node table count -1 (between 1 and 1000000)"},
+           Row{"0000000200000001", "bad ccs_getinfo reply: the body ends inside the node table"},
+           Row{"0000000100000000", "bad ccs_getinfo reply: node table 0 is 0 (between 1 and 1000000)"},
+           Row{"00000002000000017fffffff", "bad ccs_getinfo reply: node table 1 is 2147483647 (between 1 and 1000000)"},
+           Row{"000000010000000100", "bad ccs_getinfo reply: 1 byte after the node table"},
+       }) {
+    INFO(row.bytes);
+    auto bad = decodeBinary<NodeTable>(hex(row.bytes));
+    REQUIRE_FALSE(bad.has_value());
+    CHECK(bad.error().message == row.error);
+  }
 }

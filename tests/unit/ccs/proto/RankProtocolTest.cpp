@@ -261,6 +261,12 @@ TEST_CASE("stop events carry their stop number; a continue quotes the ones seen"
     INFO(bad);
     CHECK_FALSE(decodeContinueRequest(bad).has_value());
   }
+  CHECK(decodeContinueRequest("seen=1\n").error().message == "bad continue request: key 'seen': '1' is not KEY:VALUE");
+  CHECK(decodeContinueRequest("seen=2:1,\n").error().message ==
+        "bad continue request: key 'seen': '' is not KEY:VALUE");
+  // A rank named twice keeps its last stop.
+  REQUIRE(decodeContinueRequest("seen=2:1,2:5\n").has_value());
+  CHECK(decodeContinueRequest("seen=2:1,2:5\n")->seen == std::map<std::int32_t, std::uint32_t>{{2, 5}});
 }
 
 TEST_CASE("hostile record text gives errors", "[ccs][proto]") {
