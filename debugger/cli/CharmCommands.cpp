@@ -152,15 +152,9 @@ CommandResult doCharmStatus(Context& ctx, const CommandArgs& parsed) {
 }
 
 CommandResult doCharmInfo(Context& ctx, const CommandArgs& parsed) {
-  std::string_view args = parsed.rest;
-  args = trim(args);
-  const auto space = args.find(' ');
-  const std::string_view what = args.substr(0, space);
-  const std::string_view rest = space == std::string_view::npos ? std::string_view{} : trim(args.substr(space + 1));
   if (ctx.charm == nullptr || !ctx.charm->active()) return CommandResult::failure(std::string(kNoJob));
-  if (what == "entries" || what == "entry") {
-    const bool all = rest == "--all";
-    if (!rest.empty() && !all) return CommandResult::failure("info entries takes --all (Charm++'s own entry methods too)");
+  if (parsed.subcommand == "entries") {
+    const bool all = parsed.flag("--all");
     auto entries = ctx.charm->entries();
     if (!entries) return CommandResult::failure("cannot read the entry methods (charm/entries on PE 0): " + entries.error().message);
     CommandResult result;
@@ -181,7 +175,7 @@ CommandResult doCharmInfo(Context& ctx, const CommandArgs& parsed) {
     result.data = {{"charm_entries", rows}, {"hidden", hidden}};
     return result;
   }
-  if (what == "breakpoints" || what == "break" || what == "b") {
+  {  // "breakpoints": the parser knows no other subcommand
     CommandResult result;
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& [id, bp] : ctx.charm->breakpoints()) {
@@ -194,7 +188,6 @@ CommandResult doCharmInfo(Context& ctx, const CommandArgs& parsed) {
     result.data = {{"breakpoints", rows}};
     return result;
   }
-  return CommandResult::failure("on a Charm++ program: info entries [--all] | info breakpoints");
 }
 
 CommandResult doCharmBreak(Context& ctx, const CommandArgs& parsed) {
@@ -385,8 +378,13 @@ const std::vector<Command>& charmCommandTable() {
        doCharmBreak, false, {.ranks = RankArg::Optional, .own = true}},
       {"delete", {"d"}, "[N...|all]", "Delete breakpoints (all by default)", "Removes them from every PE.",
        doCharmDelete, false, {.own = true}},
-      {"info", {"i"}, "entries [--all] | info breakpoints", "List entry methods or breakpoints",
-       "info entries: the program's entry methods with their indexes (--all: Charm++'s own too).", doCharmInfo, false, {.own = true}},
+      {"info", {"i"}, "", "List entry methods or breakpoints",
+       "info entries: the program's entry methods with their indexes (--all: Charm++'s own too).", doCharmInfo, false,
+       {.subcommands = {{"entries",
+                         {"entry"},
+                         "the program's entry methods",
+                         {.options = {{"--all", OptionValue::Flag, "", "Charm++'s own entry methods too"}}}},
+                        {"breakpoints", {"break", "b"}, "the breakpoints set"}}}},
       {"freeze", {}, "[PES]", "Freeze PEs between entry methods",
        "Sends debug/converse/freeze; a PE busy in an entry method freezes when it returns. Messages that arrive "
        "meanwhile wait in its queue (print converse/localqueue).",

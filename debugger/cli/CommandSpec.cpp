@@ -37,7 +37,19 @@ std::string optionSpelling(const OptionSpec& option) {
   return option.value == OptionValue::Flag ? option.name : option.name + " " + option.valueName;
 }
 
+std::string subcommandSyntax(std::string_view command, const SubcommandSpec& sub) {
+  const std::string_view ranks = sub.args.ranks == RankArg::Optional   ? "[RANKS]"
+                                 : sub.args.ranks == RankArg::Required ? "RANKS"
+                                                                       : "";
+  return composeSyntax(std::string(command) + " " + sub.name, sub.args, ranks);
+}
+
 std::string composeSyntax(std::string_view name, const ArgSpec& spec, std::string_view operands) {
+  if (!spec.subcommands.empty()) {
+    std::string syntax;
+    for (const auto& sub : spec.subcommands) syntax += (syntax.empty() ? "" : " | ") + subcommandSyntax(name, sub);
+    return syntax;
+  }
   std::string syntax(name);
   for (const auto& option : spec.options) syntax += " [" + optionSpelling(option) + "]";
   if (!operands.empty()) syntax += " " + std::string(operands);
@@ -135,7 +147,40 @@ std::string checkValue(const OptionSpec& option, std::string_view text) {
 
 }  // namespace
 
+const ArgSpec& parsedSpec(const ArgSpec& spec, const CommandArgs& parsed) {
+  for (const auto& sub : spec.subcommands)
+    if (sub.name == parsed.subcommand) return sub.args;
+  return spec;
+}
+
+namespace {
+
+/// Reads the subcommand `line` starts with, then its arguments.
+Expected<CommandArgs> parseSubcommand(std::string_view command, const ArgSpec& spec, std::string_view line) {
+  const auto [word, rest] = splitRankToken(line);
+  const std::string usage = " (usage: " + composeSyntax(command, spec, "") + ")";
+  if (word.empty()) return fail(std::string(command) + " needs a subcommand" + usage);
+  const SubcommandSpec* found = nullptr;
+  const SubcommandSpec* closest = nullptr;
+  std::size_t closestDistance = 0;
+  for (const auto& sub : spec.subcommands) {
+    if (sub.name == word || std::find(sub.aliases.begin(), sub.aliases.end(), word) != sub.aliases.end()) found = &sub;
+    const std::size_t d = editDistance(word, sub.name);
+    if (d <= std::max<std::size_t>(2, sub.name.size() / 3) && (closest == nullptr || d < closestDistance))
+      closest = &sub, closestDistance = d;
+  }
+  if (found == nullptr)
+    return fail(std::string(command) + " does not know '" + word + "'" +
+                (closest != nullptr ? "; did you mean " + closest->name + "?" : std::string()) + usage);
+  auto args = parseCommandArgs(std::string(command) + " " + found->name, found->args, rest);
+  if (args) args->subcommand = found->name;
+  return args;
+}
+
+}  // namespace
+
 Expected<CommandArgs> parseCommandArgs(std::string_view command, const ArgSpec& spec, std::string_view line) {
+  if (!spec.subcommands.empty()) return parseSubcommand(command, spec, line);
   CommandArgs args;
   std::string_view rest = trim(line);
   std::vector<std::string> words;

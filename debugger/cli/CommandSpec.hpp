@@ -44,6 +44,8 @@ enum class RankArg {
   Required,  ///< a rank set must be given (`gdb RANKS COMMAND`)
 };
 
+struct SubcommandSpec;
+
 /// A command's declared arguments besides its name (Command, Commands.hpp).
 struct ArgSpec {
   /// Its options, in the order syntax lines and help list them.
@@ -58,6 +60,18 @@ struct ArgSpec {
   /// It talks to the job: without one it fails with kNoJob (Commands.hpp)
   /// once its arguments have been checked.
   bool needsJob = false;
+  /// Its subcommands (`info entries`, `info break`): when there are any, the
+  /// first word names one, and the rest of the line is parsed against that
+  /// subcommand's own ArgSpec (the fields above then describe nothing).
+  std::vector<SubcommandSpec> subcommands{};
+};
+
+/// One subcommand of a command: `entries` of `info entries [RANKS]`.
+struct SubcommandSpec {
+  std::string name;
+  std::vector<std::string> aliases{};
+  std::string summary{};  ///< one line, for help
+  ArgSpec args{};         ///< what it takes after its name
 };
 
 /// A command line's arguments as the parser read them against an ArgSpec.
@@ -72,6 +86,9 @@ struct CommandArgs {
   std::string ranks;
   /// ArgSpec::own: the line after the leading options, trimmed, as typed.
   std::string rest;
+  /// ArgSpec::subcommands: the name of the subcommand given (its name, when
+  /// an alias was typed); the fields above are its arguments.
+  std::string subcommand;
 
   /// True when the flag `name` was given.
   bool flag(std::string_view name) const;
@@ -116,11 +133,23 @@ std::pair<std::string, std::string> splitRankToken(std::string_view args);
 ///   - "CMD takes no arguments" for other words when the command takes none
 ///     ("CMD takes only its options (...)" when it has options), and "CMD needs
 ///     a rank set (e.g. ...)" when a required one is missing.
+///   - for a command with subcommands: "CMD needs a subcommand (usage: SYNTAX)"
+///     for none, "CMD does not know 'X'; did you mean Y? (usage: SYNTAX)"
+///     for an unknown one; then the errors above for "CMD SUB".
 Expected<CommandArgs> parseCommandArgs(std::string_view command, const ArgSpec& spec, std::string_view line);
+
+/// The ArgSpec `parsed` was read against: its subcommand's, else `spec`.
+const ArgSpec& parsedSpec(const ArgSpec& spec, const CommandArgs& parsed);
 
 /// The syntax line of a command: its name, each option in brackets
 /// ("[--json]", "[--dot FILE]"), then `operands` ("[RANKS]") when not empty.
+/// A command with subcommands: each one's line ("NAME SUB [--opt] [RANKS]",
+/// its rank set from its RankArg) joined by " | ".
 std::string composeSyntax(std::string_view name, const ArgSpec& spec, std::string_view operands);
+
+/// The syntax of subcommand `sub` of `command`: "info entries [RANKS]" (its
+/// options, then its rank set from its RankArg).
+std::string subcommandSyntax(std::string_view command, const SubcommandSpec& sub);
 
 /// The options of `spec` as help lines, one per option: "  --dot FILE   what it does\n"
 /// (names padded to one column); "" when there are none.

@@ -65,7 +65,7 @@ const std::vector<Command>& commandTable() {
        {.own = true, .needsJob = true}},
       {"enable", {}, "N", "Enable breakpoint N", "Breakpoint N stops ranks again.", doEnable, false,
        {.own = true, .needsJob = true}},
-      {"info", {"i"}, "break | info entries [RANKS] | info threadlevel [RANKS] | info record [RANKS] | info check",
+      {"info", {"i"}, "",
        "List breakpoints with hits, entry points reached, MPI thread levels, record/replay, or static findings",
        "info break: each breakpoint, where it is set and how often each rank matched it.\n"
        "info entries: the entry points each rank has reached, with hit counts.\n"
@@ -78,7 +78,14 @@ const std::vector<Command>& commandTable() {
        "info check: the findings of mpidbg check the run is joined to (mpidbg --check FILE), each\n"
        "with what this run showed at its site: violated (on which ranks) or not seen.",
        doInfo, false,
-       {.ranks = RankArg::Optional, .own = true, .needsJob = true}},
+       {.subcommands = {
+            {"break", {"breakpoints", "b"}, "each breakpoint and its hits per rank", {.needsJob = true}},
+            {"entries", {}, "the entry points each rank reached", {.ranks = RankArg::Optional, .needsJob = true}},
+            {"threadlevel", {}, "MPI thread levels: requested, provided, needed",
+             {.ranks = RankArg::Optional, .needsJob = true}},
+            {"record", {}, "record/replay progress", {.ranks = RankArg::Optional, .needsJob = true}},
+            {"check", {}, "the findings of mpidbg check joined to this run"},
+        }}},
       {"freeze", {}, "[RANKS]", "Stop ranks at their next safe point, or at once",
        "Without --now a rank stops at its next MPI call or entry point. With --now it stops\n"
        "wherever it is, even computing (a real-time signal), while its runtime keeps answering.",

@@ -40,9 +40,13 @@ CommandResult commandHelp(const Command& cmd) {
   CommandResult result;
   result.text = "Usage: " + cmd.syntax + "\n" + cmd.summary + "\n\n" + cmd.help + "\n";
   if (!cmd.args.options.empty()) result.text += "Options:\n" + optionsHelp(cmd.args);
-  nlohmann::json options = nlohmann::json::array();
-  for (const auto& o : cmd.args.options)
-    options.push_back({{"name", o.name}, {"value", optionValueName(o.value)}, {"value_name", o.valueName}, {"help", o.help}});
+  auto optionsJson = [](const ArgSpec& spec) {
+    nlohmann::json options = nlohmann::json::array();
+    for (const auto& o : spec.options)
+      options.push_back({{"name", o.name}, {"value", optionValueName(o.value)}, {"value_name", o.valueName}, {"help", o.help}});
+    return options;
+  };
+  nlohmann::json options = optionsJson(cmd.args);
   result.data = {{"name", cmd.name},
                  {"aliases", cmd.aliases},
                  {"syntax", cmd.syntax},
@@ -51,6 +55,28 @@ CommandResult commandHelp(const Command& cmd) {
                  {"options", std::move(options)},
                  {"ranks", rankArgName(cmd.args.ranks)},
                  {"needs_job", cmd.args.needsJob}};
+  if (!cmd.args.subcommands.empty()) {
+    result.text += "Subcommands:\n";
+    nlohmann::json subs = nlohmann::json::array();
+    for (const auto& sub : cmd.args.subcommands) {
+      std::string line = "  " + subcommandSyntax(cmd.name, sub);
+      line.resize(std::max<std::size_t>(line.size() + 2, 32), ' ');
+      result.text += line + sub.summary + "\n";
+      const std::string optionLines = optionsHelp(sub.args);  // each line ends with '\n'
+      for (std::size_t at = 0; at < optionLines.size();) {
+        const std::size_t end = optionLines.find('\n', at) + 1;
+        result.text += "  " + optionLines.substr(at, end - at);
+        at = end;
+      }
+      subs.push_back({{"name", sub.name},
+                      {"aliases", sub.aliases},
+                      {"summary", sub.summary},
+                      {"options", optionsJson(sub.args)},
+                      {"ranks", rankArgName(sub.args.ranks)},
+                      {"needs_job", sub.args.needsJob}});
+    }
+    result.data["subcommands"] = std::move(subs);
+  }
   if (!cmd.aliases.empty()) {
     result.text += "Aliases:";
     for (const auto& a : cmd.aliases) result.text += " " + a;
@@ -100,7 +126,8 @@ std::vector<std::pair<std::string, const Command*>> prefixMatches(std::string_vi
 CommandResult run(Context& context, const Command& cmd, std::string_view args) {
   auto parsed = parseCommandArgs(cmd.name, cmd.args, args);
   if (!parsed) return CommandResult::failure(parsed.error().message);
-  if (cmd.args.needsJob && !cmd.args.own && !context.debugger.session().hasJob()) {
+  const ArgSpec& spec = parsedSpec(cmd.args, *parsed);
+  if (spec.needsJob && !spec.own && !context.debugger.session().hasJob()) {
     if (!parsed->ranks.empty())
       if (auto expr = core::RankExpr::parse(parsed->ranks); !expr) return CommandResult::failure(expr.error().message);
     return CommandResult::failure(std::string(kNoJob));

@@ -169,8 +169,7 @@ CommandResult infoThreadLevel(Context& ctx, std::string_view rankText) {
 /// "category","severity","message","seen","violated":[ranks]}]}, `seen`
 /// "violated" (a violation event at the site), "not seen" (none so far), or
 /// "hang" (a rank-dependent collective: hang looks for it where ranks wait).
-CommandResult infoCheck(Context& ctx, std::string_view args) {
-  if (!trim(args).empty()) return CommandResult::failure("info check takes no arguments");
+CommandResult infoCheck(Context& ctx) {
   const auto findings = ctx.debugger.session().job().staticFindings();
   if (!findings)
     return CommandResult::failure(
@@ -404,14 +403,10 @@ CommandResult doEnable(Context& ctx, const CommandArgs& parsed) {
 }
 
 CommandResult doInfo(Context& ctx, const CommandArgs& parsed) {
-  std::string_view args = parsed.rest;
-  args = trim(args);
-  auto space = args.find_first_of(" \t");
-  const std::string_view what = args.substr(0, space);
-  std::string_view rest = space == std::string_view::npos ? std::string_view{} : trim(args.substr(space));
+  const std::string_view what = parsed.subcommand;
+  const std::string_view rest = parsed.ranks;
   CommandResult result;
-  if (what == "break" || what == "breakpoints" || what == "b") {
-    if (auto r = needJob(ctx); !r.ok) return r;
+  if (what == "break") {
     result.data = {{"breakpoints", nlohmann::json::array()}};
     if (ctx.debugger.controls().breakpoints().empty()) {
       result.text = "No breakpoints.\n";
@@ -459,9 +454,7 @@ CommandResult doInfo(Context& ctx, const CommandArgs& parsed) {
   }
   if (what == "threadlevel") return infoThreadLevel(ctx, rest);
   if (what == "record") return infoRecord(ctx, rest);
-  if (what == "check") return infoCheck(ctx, rest);
-  return CommandResult::failure(
-      "usage: info break | info entries [RANKS] | info threadlevel [RANKS] | info record [RANKS] | info check");
+  return infoCheck(ctx);  // "check": the parser knows no other subcommand
 }
 
 CommandResult doFreeze(Context& ctx, const CommandArgs& args) {

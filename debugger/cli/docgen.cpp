@@ -130,8 +130,29 @@ void printMarkdown(std::ostream& out) {
 
 /// The options table of a command (its ArgSpec), and what it takes besides:
 /// its rank set and whether it needs a job. Nothing for a command with neither.
-void printOptions(std::ostream& out, const mpidbg::cli::ArgSpec& spec) {
+void printOptions(std::ostream& out, const mpidbg::cli::ArgSpec& spec, std::string_view command = {}) {
   using mpidbg::cli::RankArg;
+  if (!spec.subcommands.empty()) {
+    // The job column only where the table declares it (Charm++'s commands check for their job themselves).
+    const bool jobs = std::any_of(spec.subcommands.begin(), spec.subcommands.end(),
+                                  [](const auto& sub) { return sub.args.needsJob; });
+    out << (jobs ? "\n| Subcommand | Aliases | Needs a job | Meaning |\n|---|---|---|---|\n"
+                 : "\n| Subcommand | Aliases | Meaning |\n|---|---|---|\n");
+    for (const auto& sub : spec.subcommands) {
+      std::string aliases;
+      for (const auto& alias : sub.aliases) aliases += (aliases.empty() ? "" : ", ") + markdownCode(alias);
+      out << "| " << markdownCode(mpidbg::cli::subcommandSyntax(command, sub)) << " | "
+          << (aliases.empty() ? std::string("-") : aliases) << " | "
+          << (jobs ? std::string(sub.args.needsJob ? "yes | " : "no | ") : std::string()) << markdownText(sub.summary)
+          << " |\n";
+    }
+    for (const auto& sub : spec.subcommands)
+      if (!sub.args.options.empty()) {
+        out << "\nOptions of " << markdownCode(std::string(command) + " " + sub.name) << ":\n";
+        printOptions(out, sub.args, command);
+      }
+    return;
+  }
   if (!spec.options.empty()) {
     out << "\n| Option | Value | Meaning |\n|---|---|---|\n";
     for (const auto& option : spec.options)
@@ -185,7 +206,7 @@ void printCommands(std::ostream& out, const std::vector<Command>& table) {
           break;
       }
     }
-    printOptions(out, cmd.args);
+    printOptions(out, cmd.args, cmd.name);
   }
 }
 

@@ -89,7 +89,7 @@ Expected<gdbmi::Session*> GdbPool::sessionFor(int rank) {
   // A rank gdb cannot attach to, said as every request to ranks says it
   // (RankRouter::refusal). Held by gdb is what this pool is for, and a rank
   // without a runtime is a process gdb attaches to like any other.
-  if (!info) return fail("rank " + std::to_string(rank) + " " + RankRouter::refusal(RankReach::NotRegistered, {}));
+  if (!info) return std::unexpected(RankRouter::refusedError(rank, RankRouter::refusal(RankReach::NotRegistered, {})));
   std::unique_ptr<gdbmi::Session> kept;  // a gdb release() detached
   {
     std::lock_guard lock(mutex_);
@@ -99,7 +99,7 @@ Expected<gdbmi::Session*> GdbPool::sessionFor(int rank) {
     }
   }
   if (RankRouter::reachOf(*info) == RankReach::Ended)
-    return fail("rank " + std::to_string(rank) + " " + RankRouter::refusal(RankReach::Ended, *info));
+    return std::unexpected(RankRouter::refusedError(rank, RankRouter::refusal(RankReach::Ended, *info)));
   if (kept && kept->alive()) {
     if (auto attached = attachLocal(*kept, *info); !attached) return std::unexpected(attached.error());
     (void)kept->console(kSelectUserFrameCommand, commandTimeout);

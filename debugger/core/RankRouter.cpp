@@ -49,7 +49,7 @@ std::map<int, Expected<std::vector<std::uint8_t>>> RankRouter::askEach(const Ran
                                                                       const std::vector<std::uint8_t>& data) {
   const RankSort sorted = sort(ranks);
   std::map<int, Expected<std::vector<std::uint8_t>>> out;
-  for (const auto& [rank, why] : sorted.why) out.emplace(rank, fail("rank " + std::to_string(rank) + " " + why));
+  for (const auto& [rank, why] : sorted.why) out.emplace(rank, std::unexpected(refusedError(rank, why)));
   if (sorted.reachable.empty()) return out;
   for (auto& [rank, reply] : backend_.each(sorted.reachable, handler, data)) out.emplace(rank, std::move(reply));
   return out;

@@ -92,6 +92,9 @@ class RankRouter {
   /// or "[N]": "has not registered", RankInfo::endedPhrase, "is held by gdb
   /// (release it with: gdb detach N)", kNoRuntime; "" for Reachable.
   static std::string refusal(RankReach reach, const RankInfo& info);
+  /// The error of a request not sent to rank `rank`: "rank N WHY", WHY a
+  /// refusal() phrase.
+  static Error refusedError(int rank, std::string_view why) { return Error{"rank " + std::to_string(rank) + " " + std::string(why)}; }
   /// A rank asked that did not answer, `why` being the transport's reason.
   static std::string notAnswered(std::string_view why) { return "did not answer: " + std::string(why); }
 

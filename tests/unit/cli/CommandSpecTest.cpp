@@ -180,3 +180,33 @@ TEST_CASE("commands: option errors come from the one parser, before the job chec
   // A malformed rank set is reported as such, job or not.
   CHECK_THAT(cli::executeLine(ctx, "status [0-").error, !Catch::Contains("no job"));
 }
+
+TEST_CASE("a command's subcommands are declared and parsed once", "[cli]") {
+  using namespace mpidbg::cli;
+  const ArgSpec spec{.subcommands = {
+                         {"break", {"b"}, "breakpoints", {.needsJob = true}},
+                         {"entries", {}, "entry points", {.options = {{"--all", OptionValue::Flag, "", "every one"}},
+                                                         .ranks = RankArg::Optional}},
+                     }};
+  CHECK(composeSyntax("info", spec, "") == "info break | info entries [--all] [RANKS]");
+
+  auto alias = parseCommandArgs("info", spec, "b");
+  REQUIRE(alias.has_value());
+  CHECK(alias->subcommand == "break");
+  CHECK(parsedSpec(spec, *alias).needsJob);
+
+  auto entries = parseCommandArgs("info", spec, "entries --all [0-3, 7]");
+  REQUIRE(entries.has_value());
+  CHECK(entries->subcommand == "entries");
+  CHECK(entries->flag("--all"));
+  CHECK(entries->ranks == "[0-3, 7]");
+  CHECK_FALSE(parsedSpec(spec, *entries).needsJob);
+
+  CHECK(parseCommandArgs("info", spec, "").error().message ==
+        "info needs a subcommand (usage: info break | info entries [--all] [RANKS])");
+  CHECK(parseCommandArgs("info", spec, "entires").error().message ==
+        "info does not know 'entires'; did you mean entries? (usage: info break | info entries [--all] [RANKS])");
+  CHECK(parseCommandArgs("info", spec, "entries --al").error().message ==
+        "info entries does not know option '--al'; did you mean --all? (options: --all)");
+  CHECK(parseCommandArgs("info", spec, "break 3").error().message == "info break takes no arguments");
+}
