@@ -1,7 +1,5 @@
 #include "Handlers.hpp"
 
-#include "Guarded.hpp"
-
 #include <time.h>
 
 #include <string>
@@ -20,7 +18,6 @@
 #include "ccs/transport/Frame.hpp"
 #include "ccs/proto/GdbServerProtocol.hpp"
 #include "ccs/proto/NodeTable.hpp"
-#include "mpidbg/Text.hpp"
 
 namespace mpidbg::rt {
 
@@ -46,12 +43,6 @@ proto::RankStatus status(Runtime& rt) {
   if (!s.stop.empty()) s.state = proto::RankState::Frozen;
   s.call = observedCall(rt, call);
   return s;
-}
-
-/// A handler whose exceptions become an error (an empty reply and a log line).
-template <typename Body>
-ccs::Handler guarded(Body body) {
-  return guardedWith(std::move(body), [](const std::string& message) -> ccs::HandlerResult { return fail(message); });
 }
 
 }  // namespace
