@@ -8,6 +8,16 @@ case_sigterm_to_mpidbg_ends_its_job() {
   local pids p state left=""
   pids="$(awk '$1 ~ /^[01]$/ && $3 ~ /^[0-9]+$/ {print $3}' "$work/out")"
   kill -TERM "$session_pid"
+  # mpidbg's input stays open until it has ended: an end of input that came
+  # first would end the session normally (exit 0), and the SIGTERM, which
+  # timeout(1) (the session's process) forwards when it is next scheduled, can
+  # come after it on a busy machine (CI sim 54).
+  local i
+  for i in $(seq 1 300); do
+    [ "$(awk '{print $3}' "/proc/$session_pid/stat" 2>/dev/null)" = Z ] && break
+    [ -e "/proc/$session_pid" ] || break
+    sleep 0.1
+  done
   exec 7>&-
   wait "$session_pid"; rc=$?
   out="$(cat "$work/out")"; err="$(cat "$work/err")"
