@@ -46,8 +46,12 @@ enum class RankArg {
 
 struct SubcommandSpec;
 
-/// A command's declared arguments besides its name (Command, Commands.hpp).
-struct ArgSpec {
+/// A command's declared arguments besides its name (Command, Commands.hpp):
+/// ArgSpec. A template only so that its list of subcommands, whose own
+/// arguments are an ArgSpec, is instantiated once SubcommandSpec is complete
+/// (clang reads a default member initializer where the class ends).
+template <class Subcommand>
+struct BasicArgSpec {
   /// Its options, in the order syntax lines and help list them.
   std::vector<OptionSpec> options{};
   /// The rank set it acts on (declared; the parser reads it unless `own`).
@@ -63,8 +67,11 @@ struct ArgSpec {
   /// Its subcommands (`info entries`, `info break`): when there are any, the
   /// first word names one, and the rest of the line is parsed against that
   /// subcommand's own ArgSpec (the fields above then describe nothing).
-  std::vector<SubcommandSpec> subcommands{};
+  std::vector<Subcommand> subcommands{};
 };
+
+/// A command's declared arguments besides its name (Command, Commands.hpp).
+using ArgSpec = BasicArgSpec<SubcommandSpec>;
 
 /// One subcommand of a command: `entries` of `info entries [RANKS]`.
 struct SubcommandSpec {
