@@ -174,6 +174,12 @@ void put(std::vector<std::uint8_t>& out, const RestPart<T>& p, const T& value) {
   out.insert(out.end(), bytes.begin(), bytes.end());
 }
 
+/// Nothing may follow the last part `name`: else "K byte(s) after the NAME".
+inline Expected<void> nothingAfter(const Reader& in, std::string_view name) {
+  if (in.left() == 0) return {};
+  return fail(std::to_string(in.left()) + (in.left() == 1 ? " byte" : " bytes") + " after the " + std::string(name));
+}
+
 /// The length of block or text `name`: 0 .. max.
 inline Expected<std::size_t> lengthOf(Reader& in, std::string_view name, std::size_t max) {
   std::int32_t n = 0;
@@ -206,8 +212,7 @@ Expected<void> get(Reader& in, const TextPart<T>& p, T& value) {
   const auto bytes = in.take(*n);
   if (std::find(bytes.begin(), bytes.end(), 0) != bytes.end()) return fail("NUL inside the " + std::string(p.name));
   if (in.nextIsNul()) in.take(1);
-  if (in.left() != 0)
-    return fail(std::to_string(in.left()) + (in.left() == 1 ? " byte" : " bytes") + " after the " + std::string(p.name));
+  if (auto end = nothingAfter(in, p.name); !end) return end;
   value.*p.member = std::string(bytes.begin(), bytes.end());
   return {};
 }
@@ -226,8 +231,7 @@ Expected<void> get(Reader& in, const Int32ListPart<T>& p, T& value) {
       return fail(name + " " + std::to_string(i) + " is " + std::to_string(values[i]) + " (between " +
                   std::to_string(p.minValue) + " and " + std::to_string(p.maxValue) + ")");
   }
-  if (in.left() != 0)
-    return fail(std::to_string(in.left()) + (in.left() == 1 ? " byte" : " bytes") + " after the " + name);
+  if (auto end = nothingAfter(in, p.name); !end) return end;
   value.*p.member = std::move(values);
   return {};
 }

@@ -175,19 +175,18 @@ CommandResult doCharmInfo(Context& ctx, const CommandArgs& parsed) {
     result.data = {{"charm_entries", rows}, {"hidden", hidden}};
     return result;
   }
-  {  // "breakpoints": the parser knows no other subcommand
-    CommandResult result;
-    nlohmann::json rows = nlohmann::json::array();
-    for (const auto& [id, bp] : ctx.charm->breakpoints()) {
-      result.text += std::to_string(id) + "  entry " + bp.entry.qualified() + " on " + bp.pes.toString() + "\n";
-      nlohmann::json row = breakpointJson(bp);
-      row["hits"] = nlohmann::json::array();  // Charm++ does not count hits
-      rows.push_back(std::move(row));
-    }
-    if (rows.empty()) result.text = "No breakpoints.\n";
-    result.data = {{"breakpoints", rows}};
-    return result;
+  // "breakpoints": the parser knows no other subcommand.
+  CommandResult result;
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& [id, bp] : ctx.charm->breakpoints()) {
+    result.text += std::to_string(id) + "  entry " + bp.entry.qualified() + " on " + bp.pes.toString() + "\n";
+    nlohmann::json row = breakpointJson(bp);
+    row["hits"] = nlohmann::json::array();  // Charm++ does not count hits
+    rows.push_back(std::move(row));
   }
+  if (rows.empty()) result.text = "No breakpoints.\n";
+  result.data = {{"breakpoints", rows}};
+  return result;
 }
 
 CommandResult doCharmBreak(Context& ctx, const CommandArgs& parsed) {

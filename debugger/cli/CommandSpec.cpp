@@ -56,14 +56,14 @@ std::string composeSyntax(std::string_view name, const ArgSpec& spec, std::strin
   return syntax;
 }
 
-std::string optionsHelp(const ArgSpec& spec) {
+std::string optionsHelp(const ArgSpec& spec, std::string_view indent) {
   std::size_t width = 0;
   for (const auto& option : spec.options) width = std::max(width, optionSpelling(option).size());
   std::string text;
   for (const auto& option : spec.options) {
     std::string spelling = optionSpelling(option);
     spelling.resize(width, ' ');
-    text += "  " + spelling + "  " + option.help + "\n";
+    text += std::string(indent) + spelling + "  " + option.help + "\n";
   }
   return text;
 }

@@ -159,8 +159,8 @@ std::string composeSyntax(std::string_view name, const ArgSpec& spec, std::strin
 std::string subcommandSyntax(std::string_view command, const SubcommandSpec& sub);
 
 /// The options of `spec` as help lines, one per option: "  --dot FILE   what it does\n"
-/// (names padded to one column); "" when there are none.
-std::string optionsHelp(const ArgSpec& spec);
+/// (names padded to one column), each line starting with `indent`; "" when there are none.
+std::string optionsHelp(const ArgSpec& spec, std::string_view indent = "  ");
 
 /// The spelling of an option with its value placeholder: "--dot FILE", "--json".
 std::string optionSpelling(const OptionSpec& option);

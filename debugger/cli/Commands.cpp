@@ -62,12 +62,7 @@ CommandResult commandHelp(const Command& cmd) {
       std::string line = "  " + subcommandSyntax(cmd.name, sub);
       line.resize(std::max<std::size_t>(line.size() + 2, 32), ' ');
       result.text += line + sub.summary + "\n";
-      const std::string optionLines = optionsHelp(sub.args);  // each line ends with '\n'
-      for (std::size_t at = 0; at < optionLines.size();) {
-        const std::size_t end = optionLines.find('\n', at) + 1;
-        result.text += "  " + optionLines.substr(at, end - at);
-        at = end;
-      }
+      result.text += optionsHelp(sub.args, "    ");
       subs.push_back({{"name", sub.name},
                       {"aliases", sub.aliases},
                       {"summary", sub.summary},

@@ -192,11 +192,10 @@ Expected<void> Session::attach(const AttachOptions& options, const Progress& pro
     if (!reply) {
       why = reply.error().message;
     } else {
-      const std::string_view text(reinterpret_cast<const char*>(reply->data()), reply->size());
-      auto answer = proto::decodeRecords<proto::ControlReply>(text, "attach reply");
+      auto answer = proto::decodeControlReply(
+          std::string_view(reinterpret_cast<const char*>(reply->data()), reply->size()));
       if (!answer) why = answer.error().message;
-      else if (answer->size() != 1) why = "the attach reply holds " + std::to_string(answer->size()) + " records, not 1";
-      else if (!answer->front().ok) why = answer->front().message;
+      else if (!answer->ok) why = answer->message;
     }
     if (why.empty()) answered.insert(rank);
     else refused[why].insert(rank);
