@@ -55,6 +55,16 @@ std::map<int, Expected<std::vector<std::uint8_t>>> RuntimeRanks::each(const std:
   return channels->query(targets, handler, data, settings_().requestTimeout);
 }
 
+std::map<int, Expected<void>> RuntimeRanks::post(const std::vector<RankInfo>& targets, std::string_view handler,
+                                                 const std::vector<std::uint8_t>& data) {
+  std::map<int, Expected<void>> out;
+  for (auto& [rank, reply] : each(targets, handler, data)) {
+    if (reply) out.emplace(rank, Expected<void>{});
+    else out.emplace(rank, std::unexpected(std::move(reply.error())));
+  }
+  return out;
+}
+
 std::map<int, std::string> RuntimeRanks::endedMeanwhile(const std::map<int, std::string>& missing) {
   std::map<int, std::string> ended;
   if (missing.empty()) return ended;

@@ -30,9 +30,9 @@ struct Gathered {
 /// held by gdb, ended, without runtime) and carries a named request with its
 /// bytes to processes the router found reachable; it never decides which
 /// processes may be asked (RankRouter does, once). Today one implementation,
-/// RuntimeRanks (an mpidbg rank's runtime over CCS); a Charm++ PE spoken to
-/// through Charm++'s own CCS debug handlers (debugger/core/charm) is meant to
-/// be a second one without a command changing.
+/// RuntimeRanks (an mpidbg rank's runtime over CCS) and CharmPes (a Charm++
+/// PE spoken to through Charm++'s own CCS debug handlers,
+/// debugger/core/charm/CharmPes.hpp).
 class RankBackend {
  public:
   virtual ~RankBackend() = default;
@@ -52,6 +52,13 @@ class RankBackend {
   virtual std::map<int, Expected<std::vector<std::uint8_t>>> each(const std::vector<RankInfo>& targets,
                                                                   std::string_view handler,
                                                                   const std::vector<std::uint8_t>& data) = 0;
+
+  /// Sends `handler` with `data` to each process of `targets` without waiting
+  /// for an answer (Charm++'s debug/converse/freeze, debug/charm/continue and
+  /// debug/charm/next answer nothing). Every target gets an entry: sent, or
+  /// why not.
+  virtual std::map<int, Expected<void>> post(const std::vector<RankInfo>& targets, std::string_view handler,
+                                             const std::vector<std::uint8_t>& data) = 0;
 
   /// Of `missing` (rank -> why it did not answer), the processes known to
   /// have ended, with how (RankInfo::endedPhrase), after waiting a short
@@ -89,6 +96,10 @@ class RuntimeRanks final : public RankBackend {
   std::map<int, Expected<std::vector<std::uint8_t>>> each(const std::vector<RankInfo>& targets,
                                                           std::string_view handler,
                                                           const std::vector<std::uint8_t>& data) override;
+  /// The runtime answers every request: sent on each rank's connection like
+  /// each(), the replies dropped (an error reply is a failure).
+  std::map<int, Expected<void>> post(const std::vector<RankInfo>& targets, std::string_view handler,
+                                     const std::vector<std::uint8_t>& data) override;
   std::map<int, std::string> endedMeanwhile(const std::map<int, std::string>& missing) override;
 
  private:

@@ -12,6 +12,7 @@
 #include "ccs/proto/ListProtocol.hpp"
 #include "ccs/proto/PupFmt.hpp"
 #include "debugger/core/charm/CharmJobDetail.hpp"
+#include "debugger/core/charm/CharmPes.hpp"
 #include "debugger/core/mqs/DwarfValues.hpp"
 #include "debugger/core/mqs/SymbolSource.hpp"
 
@@ -70,20 +71,18 @@ class CharmJob::PeLists final : public ListServers {
   explicit PeLists(CharmJob& job) : job_(job) {}
   std::map<int, Expected<std::vector<std::uint8_t>>> ask(const RankSet& ranks, std::string_view handler,
                                                          const std::vector<std::uint8_t>& data) override {
+    auto [replies, failed] = job_.askPes(job_.sortPes(ranks), handler, data);
     std::map<int, Expected<std::vector<std::uint8_t>>> out;
-    for (int pe : ranks) {
-      if (const auto no = job_.unreachable(pe)) out.emplace(pe, fail(no->why));
-      else out.emplace(pe, job_.link_->call(handler, pe, data));
-    }
+    for (auto& [pe, reply] : replies) out.emplace(pe, std::move(reply));
+    for (auto& [pe, why] : failed) out.emplace(pe, fail(std::move(why)));
     return out;
   }
   std::map<int, Expected<std::map<std::string, ListEntry>>> directory(const RankSet& ranks) override {
+    const RankSort sorted = job_.sortPes(ranks);
     std::map<int, Expected<std::map<std::string, ListEntry>>> out;
-    for (int pe : ranks) {
-      if (const auto no = job_.unreachable(pe)) {
-        out.emplace(pe, fail(no->why));
-        continue;
-      }
+    for (const auto& [pe, why] : sorted.why) out.emplace(pe, fail(why));
+    for (const auto& info : sorted.reachable) {
+      const int pe = info.rank;
       std::map<std::string, ListEntry> entries;
       std::optional<Error> error;
       for (const auto& name : knownLists()) {
@@ -117,9 +116,9 @@ class CharmJob::PeLists final : public ListServers {
     return out;
   }
   std::optional<int> firstReachable() override {
-    for (int pe = 0; pe < job_.size(); ++pe)
-      if (!job_.unreachable(pe)) return pe;
-    return std::nullopt;
+    const RankSort sorted = job_.sortPes(RankSet::all(job_.size()));
+    if (sorted.reachable.empty()) return std::nullopt;
+    return sorted.reachable.front().rank;
   }
   int size() override { return job_.size(); }
   void refine(int rank, const std::string& list, std::vector<pupfmt::Node>& items) override {
@@ -194,6 +193,10 @@ const std::vector<std::string>& CharmJob::knownLists() {
 CharmJob::CharmJob(Session& session, std::function<void(const std::string&)> notify,
                    std::function<void(const std::string&)> output)
     : session_(session), notify_(std::move(notify)), output_(std::move(output)),
+      backend_(std::make_unique<CharmPes>(
+          session.job(), CharmProgram{[this] { return link_.get(); }, [this] { return pes_; },
+                                      [this] { return launcher_ && launcher_->poll(); }})),
+      router_(std::make_unique<RankRouter>(*backend_)),
       lists_(std::make_unique<PeLists>(*this)) {}
 
 CharmJob::~CharmJob() {

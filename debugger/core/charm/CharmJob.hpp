@@ -28,6 +28,7 @@
 #include "ccs/transport/Endpoint.hpp"
 #include "debugger/core/Session.hpp"
 #include "debugger/core/ObjectQuery.hpp"
+#include "debugger/core/RankRouter.hpp"
 #include "debugger/core/RankSet.hpp"
 #include "debugger/core/charm/CharmLink.hpp"
 #include "debugger/core/charm/CharmOutput.hpp"
@@ -35,6 +36,8 @@
 #include "mpidbg/Error.hpp"
 
 namespace mpidbg::core::charm {
+
+class CharmPes;
 
 /// What a PE is doing, as far as the debugger can tell.
 enum class PeState {
@@ -227,25 +230,28 @@ class CharmJob {
   void readOutput(int fd);
   void handleNotice(const CharmNotice& notice);
   Expected<void> attachPids(const std::map<int, pid_t>& pids);
-  /// Why a PE cannot be asked now, and the state that makes it so.
-  struct Unreachable {
-    PeState state = PeState::Unknown;  ///< HeldByGdb, Ended, or Unknown (no such PE)
-    std::string why;
-  };
-  /// Why `pe` cannot be asked now (no such PE, held by gdb, ended), or
-  /// nullopt when it can.
-  std::optional<Unreachable> unreachable(int pe);
+  /// The PEs of `pes` sorted by the router (which can be asked now, why
+  /// not the others: held by gdb, ended), a PE the program does not have
+  /// refused as "no PE N (the program has M)".
+  RankSort sortPes(const RankSet& pes);
+  /// `handler` with `data` to each PE `sorted` found reachable (one request
+  /// per PE, through CharmPes): each reply, and per PE refused (sorted.why)
+  /// or without a reply, why.
+  std::pair<std::map<int, std::vector<std::uint8_t>>, std::map<int, std::string>> askPes(
+      const RankSort& sorted, std::string_view handler, const std::vector<std::uint8_t>& data = {});
+  /// `handler` to each PE `sorted` found reachable, without waiting for a
+  /// reply (RankBackend::post); per PE refused or not sent, why.
+  std::map<int, std::string> postPes(const RankSort& sorted, std::string_view handler);
   /// `pes`, or every PE when `pes` is empty.
   RankSet orAll(const RankSet& pes) const { return pes.empty() ? RankSet::all(pes_) : pes; }
-  /// Runs `ask(pe)` for each PE of `pes` that can be asked now. `ask` returns
-  /// "" or why it failed. Returns, per PE not asked or failed, why.
-  template <typename Ask>
-  std::map<int, std::string> onEachPe(const RankSet& pes, Ask ask);
 
   Session& session_;
   std::function<void(const std::string&)> notify_;
   std::function<void(const std::string&)> output_;
   std::unique_ptr<CharmLink> link_;
+  /// The PEs as the router's back end, and the router that decides which can be asked.
+  std::unique_ptr<CharmPes> backend_;
+  std::unique_ptr<RankRouter> router_;
   std::unique_ptr<Launcher> launcher_;
   std::unique_ptr<PeLists> lists_;
   std::thread reader_;

@@ -22,10 +22,6 @@ using namespace std::chrono_literals;
 using detail::intOf;
 using detail::readWholeList;
 
-/// How long status waits for one PE: a PE busy in an entry method answers
-/// only when it returns, and every PE is asked in turn.
-constexpr std::chrono::milliseconds kStatusTimeout{1500};
-
 namespace {
 
 /// The request of debug/charm/bp/set and bp/remove: the entry index as a C
@@ -39,30 +35,31 @@ std::vector<std::uint8_t> entryIndexRequest(int index) {
 
 }  // namespace
 
-std::optional<CharmJob::Unreachable> CharmJob::unreachable(int pe) {
-  if (pe < 0 || pe >= pes_)
-    return Unreachable{PeState::Unknown, "no PE " + std::to_string(pe) + " (the program has " + std::to_string(pes_) + ")"};
-  if (launcher_ && launcher_->poll()) return Unreachable{PeState::Ended, "ended (charmrun ended)"};
-  // The same sorting, and the same words for a held PE, as an mpidbg rank's
-  // (RankRouter); a PE's end is "ended" (charmrun reports no exit per PE).
-  for (const auto& info : session_.job().snapshot())
-    if (info.rank == pe) {
-      switch (const RankReach reach = RankRouter::reachOf(info)) {
-        case RankReach::Ended: return Unreachable{PeState::Ended, "ended"};
-        case RankReach::HeldByGdb: return Unreachable{PeState::HeldByGdb, RankRouter::refusal(reach, info)};
-        default: break;
-      }
-    }
-  return std::nullopt;
+RankSort CharmJob::sortPes(const RankSet& pes) {
+  RankSort sorted = router_->sort(pes);
+  // Every PE of the program is a process of CharmPes: one it does not list
+  // is not the program's.
+  for (auto& [pe, reach] : sorted.refused)
+    if (reach == RankReach::NotRegistered)
+      sorted.why[pe] = "no PE " + std::to_string(pe) + " (the program has " + std::to_string(pes_) + ")";
+  return sorted;
 }
 
-template <typename Ask>
-std::map<int, std::string> CharmJob::onEachPe(const RankSet& pes, Ask ask) {
-  std::map<int, std::string> failed;
-  for (int pe : pes) {
-    if (const auto no = unreachable(pe)) failed[pe] = no->why;
-    else if (std::string why = ask(pe); !why.empty()) failed[pe] = std::move(why);
+std::pair<std::map<int, std::vector<std::uint8_t>>, std::map<int, std::string>> CharmJob::askPes(
+    const RankSort& sorted, std::string_view handler, const std::vector<std::uint8_t>& data) {
+  std::map<int, std::vector<std::uint8_t>> replies;
+  std::map<int, std::string> failed = sorted.why;
+  for (auto& [pe, reply] : backend_->each(sorted.reachable, handler, data)) {
+    if (reply) replies.emplace(pe, std::move(*reply));
+    else failed.emplace(pe, reply.error().message);
   }
+  return {std::move(replies), std::move(failed)};
+}
+
+std::map<int, std::string> CharmJob::postPes(const RankSort& sorted, std::string_view handler) {
+  std::map<int, std::string> failed = sorted.why;
+  for (auto& [pe, sent] : backend_->post(sorted.reachable, handler, {}))
+    if (!sent) failed.emplace(pe, sent.error().message);
   return failed;
 }
 
@@ -73,29 +70,32 @@ const CharmBreakpoint* CharmJob::breakpointAt(int pe, std::string_view entryName
 }
 
 std::vector<PeView> CharmJob::status(const RankSet& pes) {
+  const RankSet asked = orAll(pes);
+  const RankSort sorted = sortPes(asked);
+  auto [replies, failed] = askPes(sorted, "debug/converse/status");
   std::vector<PeView> out;
-  std::map<int, pid_t> pids;
-  for (const auto& info : session_.job().snapshot()) pids[info.rank] = info.pid;
-  for (int pe : orAll(pes)) {
+  for (int pe : asked) {
     PeView view;
     view.pe = pe;
-    view.pid = pids.count(pe) ? pids[pe] : 0;
-    if (const auto no = unreachable(pe)) {
-      view.state = no->state;
-      if (no->state == PeState::Unknown) view.error = no->why;
+    if (auto it = sorted.infos.find(pe); it != sorted.infos.end()) view.pid = it->second.pid;
+    if (auto refused = sorted.refused.find(pe); refused != sorted.refused.end()) {
+      view.state = refused->second == RankReach::Ended       ? PeState::Ended
+                   : refused->second == RankReach::HeldByGdb ? PeState::HeldByGdb
+                                                             : PeState::Unknown;
+      if (view.state == PeState::Unknown) view.error = sorted.why.at(pe);
       out.push_back(view);
       continue;
     }
-    auto reply = link_->call("debug/converse/status", pe, {}, kStatusTimeout);
-    if (!reply || reply->size() != 8) {
+    auto reply = replies.find(pe);
+    if (reply == replies.end() || reply->second.size() != 8) {
       view.state = PeState::Unknown;
-      view.error = reply ? "a debug/converse/status reply of " + std::to_string(reply->size()) + " bytes"
-                         : reply.error().message +
-                               " (Charm++ answers between entry methods: a PE busy in one answers when it returns)";
+      view.error = reply != replies.end()
+                       ? "a debug/converse/status reply of " + std::to_string(reply->second.size()) + " bytes"
+                       : failed[pe] + " (Charm++ answers between entry methods: a PE busy in one answers when it returns)";
       out.push_back(view);
       continue;
     }
-    const bool running = ccs::readBigEndian32(std::span<const std::uint8_t>(*reply).subspan(4)) != 0;
+    const bool running = ccs::readBigEndian32(std::span<const std::uint8_t>(reply->second).subspan(4)) != 0;
     std::lock_guard lock(mutex_);
     PeNotes& note = notes_[pe];
     if (running) {
@@ -113,15 +113,19 @@ std::vector<PeView> CharmJob::status(const RankSet& pes) {
   // the line arrived) may be at a breakpoint: Charm++ then keeps the message
   // it stopped at first in the PE's queue, named "Breakpoint", with its entry
   // (CpdList_localQ in src/ck-core/debug-charm.C).
+  RankSet frozen;
+  for (const auto& view : out)
+    if (view.state == PeState::Frozen) frozen.insert(view.pe);
+  proto::ListItemsRequest request;
+  request.lo = 0;
+  request.hiPlus1 = 1;
+  request.path = "converse/localqueue";
+  const auto queues =
+      askPes(sortPes(frozen), proto::kListItemsFmtHandler, proto::encodeListItemsRequest(request)).first;
   for (auto& view : out) {
-    if (view.state != PeState::Frozen) continue;
-    proto::ListItemsRequest request;
-    request.lo = 0;
-    request.hiPlus1 = 1;
-    request.path = "converse/localqueue";
-    auto reply = link_->call(proto::kListItemsFmtHandler, view.pe, proto::encodeListItemsRequest(request));
-    if (!reply) continue;
-    auto items = proto::decodeListItems(*reply);
+    auto reply = queues.find(view.pe);
+    if (view.state != PeState::Frozen || reply == queues.end()) continue;
+    auto items = proto::decodeListItems(reply->second);
     if (!items || items->empty() || pupfmt::fieldValue(items->front(), "name") != "Breakpoint") continue;
     int ep = -1;
     for (const auto& [path, value] : pupfmt::flatten(items->front(), ""))
@@ -202,21 +206,18 @@ std::pair<CharmBreakpoint, std::map<int, std::string>> CharmJob::setBreakpoint(c
                                                                                const RankSet& pes) {
   CharmBreakpoint bp;
   bp.entry = entry;
-  const std::vector<std::uint8_t> request = entryIndexRequest(entry.index);
-  auto failed = onEachPe(orAll(pes), [&](int pe) -> std::string {
-    auto reply = link_->call("debug/charm/bp/set", pe, request);
+  auto [replies, failed] = askPes(sortPes(orAll(pes)), "debug/charm/bp/set", entryIndexRequest(entry.index));
+  for (const auto& [pe, reply] : replies) {
     // The reply is a native int: ~0 when set, 0 when refused.
-    if (!reply) return reply.error().message;
-    if (reply->size() != 4 || (*reply)[0] == 0) return "Charm++ refused the breakpoint (already set there?)";
-    bp.pes.insert(pe);
-    return {};
-  });
+    if (reply.size() != 4 || reply[0] == 0) failed[pe] = "Charm++ refused the breakpoint (already set there?)";
+    else bp.pes.insert(pe);
+  }
   if (!bp.pes.empty()) {
     std::lock_guard lock(mutex_);
     bp.id = nextBreakpoint_++;
     breakpoints_[bp.id] = bp;
   }
-  return {bp, failed};
+  return {bp, std::move(failed)};
 }
 
 Expected<std::map<int, std::string>> CharmJob::removeBreakpoint(int id) {
@@ -228,25 +229,19 @@ Expected<std::map<int, std::string>> CharmJob::removeBreakpoint(int id) {
     bp = it->second;
     breakpoints_.erase(it);
   }
-  const std::vector<std::uint8_t> request = entryIndexRequest(bp.entry.index);
-  return onEachPe(bp.pes, [&](int pe) -> std::string {
-    auto reply = link_->call("debug/charm/bp/remove", pe, request);
-    return reply ? std::string() : reply.error().message;
-  });
+  return askPes(sortPes(bp.pes), "debug/charm/bp/remove", entryIndexRequest(bp.entry.index)).second;
 }
 
 std::map<int, std::string> CharmJob::freeze(const RankSet& pes, std::chrono::milliseconds settle) {
-  RankSet sent;
   {
     // A freeze asked for is not a stop for the next wait to report.
     std::lock_guard lock(mutex_);
     for (int pe : orAll(pes)) awaiting_.erase(pe);
   }
-  auto failed = onEachPe(orAll(pes), [&](int pe) -> std::string {
-    if (auto ok = link_->send("debug/converse/freeze", pe); !ok) return ok.error().message;
-    sent.insert(pe);
-    return {};
-  });
+  auto failed = postPes(sortPes(orAll(pes)), "debug/converse/freeze");
+  RankSet sent;
+  for (int pe : orAll(pes))
+    if (!failed.contains(pe)) sent.insert(pe);
   // Frozen once debug/converse/status says so (a PE inside an entry method
   // freezes when it returns to its scheduler).
   const auto deadline = std::chrono::steady_clock::now() + settle;
@@ -268,26 +263,26 @@ std::map<int, std::string> CharmJob::resume(const RankSet& pes) {
     std::lock_guard lock(mutex_);
     stopPending_ = false;
   }
-  return onEachPe(orAll(pes), [&](int pe) -> std::string {
-    {
-      std::lock_guard lock(mutex_);
-      PeNotes& note = notes_[pe];
+  const RankSort sorted = sortPes(orAll(pes));
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& info : sorted.reachable) {
+      PeNotes& note = notes_[info.rank];
       note.frozen = false;
       note.breakpoint.clear();
       note.abort.clear();
-      awaiting_.insert(pe);
+      awaiting_.insert(info.rank);
     }
-    if (auto ok = link_->send("debug/charm/continue", pe); !ok) {
-      std::lock_guard lock(mutex_);
-      awaiting_.erase(pe);
-      return ok.error().message;
-    }
-    return {};
-  });
+  }
+  auto failed = postPes(sorted, "debug/charm/continue");
+  std::lock_guard lock(mutex_);
+  for (const auto& [pe, why] : failed) awaiting_.erase(pe);
+  return failed;
 }
 
 std::map<int, std::string> CharmJob::step(const RankSet& pes) {
   std::map<int, std::string> failed;
+  RankSet toStep;
   for (const auto& view : status(orAll(pes))) {
     if (view.state == PeState::Running) {
       failed[view.pe] = "running: freeze it first (step delivers one message to a frozen PE)";
@@ -297,12 +292,13 @@ std::map<int, std::string> CharmJob::step(const RankSet& pes) {
       failed[view.pe] = view.error.empty() ? std::string(peStateName(view.state)) : view.error;
       continue;
     }
-    {
-      std::lock_guard lock(mutex_);
-      notes_[view.pe].breakpoint.clear();  // the stopped-at message is delivered; the PE stays frozen
-    }
-    if (auto ok = link_->send("debug/charm/next", view.pe); !ok) failed[view.pe] = ok.error().message;
+    toStep.insert(view.pe);
   }
+  {
+    std::lock_guard lock(mutex_);
+    for (int pe : toStep) notes_[pe].breakpoint.clear();  // the stopped-at message is delivered; the PE stays frozen
+  }
+  failed.merge(postPes(sortPes(toStep), "debug/charm/next"));
   return failed;
 }
 

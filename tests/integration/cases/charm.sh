@@ -55,16 +55,21 @@ case_charm_launch_break_inspect_step_run_to_end() {
 case_charm_plain_freeze_one_pe_and_kill() {
   charm_ring || return 1
   cd "$work/charm" || return 1
+  # A PE gdb holds is refused by the router's words, as an mpidbg rank is.
   run_mpidbg 90 --ccs-plain -ex run -ex 'wait 1' -ex 'freeze 1' -ex status -ex 'print 1 charm/arrayElementNames' \
+    -ex 'gdb --keep 1 info threads' -ex 'status 0-1' -ex 'continue 1' -ex 'gdb detach 1' \
     -ex 'run 1' -ex 'status 1' -ex hang -ex kill -ex status -- ./charmrun +p2 ./ring 4 100000
   cd - >/dev/null
-  # 65: two commands fail on purpose (hang, and status after kill).
+  # 65: three commands fail on purpose (continue of a held PE, hang, and status after kill).
   check_rc 65 &&
   check_matches "$out" '^Charm\+\+ program started: 2 PEs, .*\(plain\)\.$' "the banner" &&
   check_contains "$(section 'wait 1')" "Still running after the wait:" "wait 1" &&
   check_contains "$(section 'freeze 1')" "[1] frozen" "freeze 1" &&
   check_contains "$(section status)" "[1] frozen" "status" &&
   check_matches "$(section 'print 1 charm/arrayElementNames')" '^charm/arrayElementNames\[[01]\]\.name = Cell\[[23]\]$' "print on PE 1 alone" &&
+  check_contains "$(section 'status 0-1')" "[1] held by gdb" "status of a PE gdb holds" &&
+  check_contains "$err" "error: no PE continued: is held by gdb (release it with: gdb detach 1)" "continue of a PE gdb holds" &&
+  check_contains "$(section 'gdb detach 1')" "[1] detached" "gdb detach 1" &&
   check_contains "$(section 'run 1')" "[1] continued" "run 1" &&
   check_contains "$(section 'status 1')" "[1] running" "status 1 after run 1" &&
   check_contains "$err" "error: 'hang' is for MPI jobs: a Charm++ program has no MPI state" "hang on a Charm++ program" &&

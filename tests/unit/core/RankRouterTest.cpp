@@ -7,6 +7,7 @@
 
 #include "debugger/core/RankRequests.hpp"
 #include "debugger/core/RankRouter.hpp"
+#include "debugger/core/charm/CharmPes.hpp"
 
 namespace rank_router_test {
 
@@ -66,6 +67,15 @@ class FakeBackend final : public RankBackend {
     handlers.emplace_back(handler);
     std::map<int, mpidbg::Expected<std::vector<std::uint8_t>>> out;
     for (const auto& info : targets) out.emplace(info.rank, bytesOf("reply of " + std::to_string(info.rank)));
+    return out;
+  }
+
+  std::map<int, mpidbg::Expected<void>> post(const std::vector<RankInfo>& targets, std::string_view handler,
+                                             const std::vector<std::uint8_t>&) override {
+    asked.push_back(ranksOf(targets));
+    handlers.emplace_back(handler);
+    std::map<int, mpidbg::Expected<void>> out;
+    for (const auto& info : targets) out.emplace(info.rank, mpidbg::Expected<void>{});
     return out;
   }
 
@@ -213,6 +223,47 @@ TEST_CASE("rank router: askEach and collect use the same sorting and words", "[c
   const auto before = backend.asked.size();
   CHECK(router.collect(RankSet::parse("[2-5]", 6).value(), proto::kEntriesHandler).first.empty());
   CHECK(backend.asked.size() == before);
+}
+
+TEST_CASE("rank router over a Charm++ program's PEs (CharmPes): every PE a process, none without runtime",
+          "[core][router][charm]") {
+  // PEs 0 and 2 attached by pid (for gdb), 2 held by gdb; 1 and 3 known only
+  // to the program's CCS server. No link: what is sent fails with "no program".
+  Job job;
+  REQUIRE(job.addProcess(0, 4, 100, "localhost"));
+  REQUIRE(job.addProcess(2, 4, 102, "localhost"));
+  job.setHeldByGdb(2, true);
+  bool ended = false;
+  charm::CharmPes pes(job, charm::CharmProgram{[] { return nullptr; }, [] { return 4; }, [&] { return ended; }});
+  RankRouter router(pes);
+
+  const RankSort sorted = router.sort(RankSet::parse("0-5", 6).value());
+  CHECK(FakeBackend::ranksOf(sorted.reachable) == std::vector<int>{0, 1, 3});
+  CHECK(sorted.reachable.front().pid == 100);  // the Job's entry, noRuntime cleared
+  CHECK(sorted.why.at(2) == "is held by gdb (release it with: gdb detach 2)");
+  CHECK(sorted.refused.at(4) == RankReach::NotRegistered);  // not a PE of the program
+  CHECK(sorted.refused.at(5) == RankReach::NotRegistered);
+
+  const auto each = router.askEach(RankSet::all(4), "debug/converse/status", {});
+  REQUIRE(each.size() == 4);
+  CHECK(each.at(1).error().message == "no program");
+  CHECK(each.at(2).error().message == "rank 2 is held by gdb (release it with: gdb detach 2)");
+  const auto posted = pes.post(sorted.reachable, "debug/charm/continue", {});
+  REQUIRE(posted.size() == 3);
+  CHECK(posted.at(3).error().message == "no program");
+  const Gathered gathered = pes.gather(sorted.reachable, "debug/converse/status", {});
+  CHECK(gathered.payload.empty());
+  CHECK(gathered.missing.size() == 3);
+
+  // Once the program has ended, every PE has (Charm++ reports no end per PE).
+  ended = true;
+  const RankSort after = router.sort(RankSet::all(4));
+  CHECK(after.reachable.empty());
+  CHECK(after.refused.at(1) == RankReach::Ended);
+  CHECK(after.why.at(3) == "was lost (its process ended without reporting an exit status)");
+  CHECK(pes.endedMeanwhile({{1, "timed out"}, {3, "closed"}}) ==
+        std::map<int, std::string>{{1, "was lost (its process ended without reporting an exit status)"},
+                                   {3, "was lost (its process ended without reporting an exit status)"}});
 }
 
 }  // namespace rank_router_test
