@@ -13,11 +13,11 @@
 #include "ControlHandlers.hpp"
 #include "CurrentCall.hpp"
 #include "EntryPoints.hpp"
-#include "Guarded.hpp"
 #include "Lists.hpp"
 #include "Runtime.hpp"
+#include "TypedHandler.hpp"
+#include "ccs/proto/CharmDebug.hpp"
 #include "ccs/proto/ControlProtocol.hpp"
-#include "ccs/transport/Frame.hpp"
 #include "mpidbg/pup.hpp"
 
 namespace mpidbg::rt {
@@ -47,25 +47,6 @@ std::vector<CharmEntryRow> entryRows() {
                     true});
   for (const proto::EntryInfo& e : entryPoints()) rows.push_back({e.name, charmEntryIndexOf(e.name), kEntryChare, false});
   return rows;
-}
-
-/// Charm++'s bp/set and bp/remove reply: a native int, ~0 done, 0 refused
-/// (CpdSetBreakPoint, src/ck-core/debug-charm.C).
-std::vector<std::uint8_t> nativeInt(std::int32_t value) {
-  std::vector<std::uint8_t> out(sizeof value);
-  std::memcpy(out.data(), &value, sizeof value);
-  return out;
-}
-
-/// The entry index of a bp/set request, read as CpdSetBreakPoint's sscanf("%d")
-/// reads it; nullopt when it does not start with a number.
-std::optional<std::int32_t> requestIndex(const ccs::Request& request) {
-  std::string text(request.data.begin(), request.data.end());
-  text = text.c_str();  // up to the NUL Charm++'s clients send
-  char* end = nullptr;
-  const long value = std::strtol(text.c_str(), &end, 10);
-  if (end == text.c_str() || value < 0 || value > INT32_MAX) return std::nullopt;
-  return static_cast<std::int32_t>(value);
 }
 
 /// The charm/entries index of the Charm++ breakpoint this rank is stopped
@@ -116,72 +97,69 @@ std::optional<CharmEntryTarget> charmEntryTarget(std::int32_t index) {
 void registerCharmHandlers(ccs::Server& server, Runtime& runtime) {
   Runtime* rt = &runtime;
   Control::instance().setCharmNotices(true);
-  auto empty = [](const std::string&) -> ccs::HandlerResult { return std::vector<std::uint8_t>{}; };
-  auto refused = [](const std::string&) -> ccs::HandlerResult { return nativeInt(0); };
+  using proto::CharmBreakReply;
+  using proto::CharmEntryIndex;
+  using proto::NoData;
+  // Charm++ answers a breakpoint request it cannot read with 0 (refused).
+  auto refused = [rt](std::string_view handler) {
+    return [rt, handler](const std::string& message) {
+      rt->tell(std::string(handler) + ": " + message);
+      return CharmBreakReply{0};
+    };
+  };
 
-  server.addHandler("debug/converse/status", guardedWith(
-      [rt](const ccs::Request&) -> ccs::HandlerResult {
-        std::vector<std::uint8_t> out;
-        ccs::appendBigEndian32(out, rt->rank());
-        ccs::appendBigEndian32(out, stopTextOf(*rt).empty() ? 1 : 0);
-        return out;
-      },
-      empty));
-  server.addHandler("debug/converse/freeze", guardedWith(
-      [rt](const ccs::Request&) -> ccs::HandlerResult {
-        Control::instance().freeze(false, !stopTextOf(*rt).empty());
-        return std::vector<std::uint8_t>{};
-      },
-      empty));
-  server.addHandler("debug/charm/continue", guardedWith(
-      [rt](const ccs::Request&) -> ccs::HandlerResult {
-        Control::instance().resume();
-        rt->resume();
-        return std::vector<std::uint8_t>{};
-      },
-      empty));
-  server.addHandler("debug/charm/next", guardedWith(
-      [rt](const ccs::Request&) -> ccs::HandlerResult {
-        Control::instance().step(1);
-        rt->resume();
-        return std::vector<std::uint8_t>{};
-      },
-      empty));
-  server.addHandler("debug/charm/bp/set", guardedWith(
-      [rt](const ccs::Request& request) -> ccs::HandlerResult {
-        const auto index = requestIndex(request);
-        const auto target = index ? charmEntryTarget(*index) : std::nullopt;
+  on<NoData, proto::CharmPeStatus>(server, proto::kCharmStatusHandler, [rt](const NoData&) {
+    return proto::CharmPeStatus{rt->rank(), stopTextOf(*rt).empty() ? 1 : 0};
+  });
+  on<NoData, NoData>(server, proto::kCharmFreezeHandler, [rt](const NoData&) {
+    Control::instance().freeze(false, !stopTextOf(*rt).empty());
+    return NoData{};
+  });
+  on<NoData, NoData>(server, proto::kCharmContinueHandler, [rt](const NoData&) {
+    Control::instance().resume();
+    rt->resume();
+    return NoData{};
+  });
+  on<NoData, NoData>(server, proto::kCharmNextHandler, [rt](const NoData&) {
+    Control::instance().step(1);
+    rt->resume();
+    return NoData{};
+  });
+  on<CharmEntryIndex, CharmBreakReply>(
+      server, proto::kCharmBreakSetHandler,
+      [rt](const CharmEntryIndex& request) {
+        const auto target = charmEntryTarget(request.index);
         if (!target) {
-          const std::string asked(std::string(request.data.begin(), request.data.end()).c_str());
-          rt->tell("debug/charm/bp/set: entry index '" + asked +
+          rt->tell(std::string(proto::kCharmBreakSetHandler) + ": entry index '" + std::to_string(request.index) +
                    "' is neither an MPI function nor an entry point this rank has reached");
-          return nativeInt(0);
+          return CharmBreakReply{0};
         }
-        const std::int32_t id = kCharmBreakpointIdBase + *index;
-        if (hasBreakpoint(id)) return nativeInt(0);  // as Charm++: set already
+        const std::int32_t id = kCharmBreakpointIdBase + request.index;
+        if (hasBreakpoint(id)) return CharmBreakReply{0};  // as Charm++: set already
         proto::Breakpoint b;
         b.id = id;
         b.kind = target->mpi ? proto::BreakKind::Mpi : proto::BreakKind::Entry;
         b.target = target->name;
         const proto::ControlReply reply = Control::instance().set(b);
-        if (!reply.ok) rt->tell("debug/charm/bp/set " + target->name + ": " + reply.message);
-        return nativeInt(reply.ok ? ~0 : 0);
+        if (!reply.ok) rt->tell(std::string(proto::kCharmBreakSetHandler) + " " + target->name + ": " + reply.message);
+        return CharmBreakReply{reply.ok ? ~0 : 0};
       },
-      refused));
-  server.addHandler("debug/charm/bp/remove", guardedWith(
-      [](const ccs::Request& request) -> ccs::HandlerResult {
-        const auto index = requestIndex(request);
-        if (!index || *index > INT32_MAX - kCharmBreakpointIdBase) return nativeInt(0);
-        return nativeInt(Control::instance().remove(kCharmBreakpointIdBase + *index).ok ? ~0 : 0);
+      refused(proto::kCharmBreakSetHandler));
+  on<CharmEntryIndex, CharmBreakReply>(
+      server, proto::kCharmBreakRemoveHandler,
+      [](const CharmEntryIndex& request) {
+        if (request.index > INT32_MAX - kCharmBreakpointIdBase) return CharmBreakReply{0};
+        return CharmBreakReply{Control::instance().remove(kCharmBreakpointIdBase + request.index).ok ? ~0 : 0};
       },
-      refused));
-  server.addHandler("debug/charm/bp/removeall", guardedWith(
-      [](const ccs::Request&) -> ccs::HandlerResult {
+      refused(proto::kCharmBreakRemoveHandler));
+  on<NoData, CharmBreakReply>(
+      server, proto::kCharmBreakRemoveAllHandler,
+      [](const NoData&) {
         for (const proto::Breakpoint& b : Control::instance().list())
           if (b.id >= kCharmBreakpointIdBase) Control::instance().remove(b.id);
-        return nativeInt(1);
+        return CharmBreakReply{1};
       },
-      refused));
+      refused(proto::kCharmBreakRemoveAllHandler));
 
   ListRegistry& registry = ListRegistry::instance();
   registry.add(pupList(

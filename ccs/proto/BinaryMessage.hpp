@@ -10,7 +10,11 @@
 // lo"; NAME is T::kName).
 
 #include <algorithm>
+#include <cerrno>
+#include <climits>
 #include <concepts>
+#include <cstdlib>
+#include <cstring>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -76,6 +80,25 @@ struct Int32ListPart {
   std::int32_t maxValue;
 };
 
+/// An int32 member in the host's byte order (`CcsSendReply(sizeof(int),
+/// &reply)`: Charm++'s breakpoint replies), called `what` in errors.
+template <typename T>
+struct NativeInt32Part {
+  std::string_view what;
+  std::int32_t T::*member;
+};
+
+/// A non-negative int32 member as decimal text ended by a NUL, the last part
+/// of the body, read as Charm++ reads an entry index (sscanf "%s", atoi):
+/// the text up to the first NUL (bytes after it are ignored) must start with
+/// a number (strtoll: blanks and a sign before it, anything after it
+/// ignored). Error: "the NAME 'TEXT' is not a number from 0 to 2147483647".
+template <typename T>
+struct DecimalPart {
+  std::string_view name;
+  std::int32_t T::*member;
+};
+
 /// Every remaining byte of the body (a reply's payload), as is.
 template <typename T>
 struct RestPart {
@@ -102,6 +125,16 @@ template <typename T>
 constexpr Int32ListPart<T> int32ListPart(std::string_view name, std::vector<std::int32_t> T::*member, std::size_t max,
                                          std::int32_t minValue, std::int32_t maxValue) {
   return Int32ListPart<T>{name, member, max, minValue, maxValue};
+}
+/// The description of native-order int32 `member` (see NativeInt32Part).
+template <typename T>
+constexpr NativeInt32Part<T> nativeInt32Part(std::string_view what, std::int32_t T::*member) {
+  return NativeInt32Part<T>{what, member};
+}
+/// The description of the trailing decimal `member` (see DecimalPart).
+template <typename T>
+constexpr DecimalPart<T> decimalPart(std::string_view name, std::int32_t T::*member) {
+  return DecimalPart<T>{name, member};
 }
 /// The description of the rest of the body (see RestPart).
 template <typename T>
@@ -167,6 +200,18 @@ void put(std::vector<std::uint8_t>& out, const Int32ListPart<T>& p, const T& val
   const auto& values = value.*p.member;
   putInt32(out, static_cast<std::int32_t>(values.size()));
   for (const std::int32_t v : values) putInt32(out, v);
+}
+template <typename T>
+void put(std::vector<std::uint8_t>& out, const NativeInt32Part<T>& p, const T& value) {
+  std::uint8_t bytes[sizeof(std::int32_t)];
+  std::memcpy(bytes, &(value.*p.member), sizeof bytes);
+  for (const std::uint8_t b : bytes) out.push_back(b);
+}
+template <typename T>
+void put(std::vector<std::uint8_t>& out, const DecimalPart<T>& p, const T& value) {
+  const std::string text = std::to_string(value.*p.member);
+  out.insert(out.end(), text.begin(), text.end());
+  out.push_back(0);
 }
 template <typename T>
 void put(std::vector<std::uint8_t>& out, const RestPart<T>& p, const T& value) {
@@ -236,6 +281,25 @@ Expected<void> get(Reader& in, const Int32ListPart<T>& p, T& value) {
   return {};
 }
 template <typename T>
+Expected<void> get(Reader& in, const NativeInt32Part<T>& p, T& value) {
+  if (in.left() < sizeof(std::int32_t)) return fail("the body ends before " + std::string(p.what));
+  const auto bytes = in.take(sizeof(std::int32_t));
+  std::memcpy(&(value.*p.member), bytes.data(), bytes.size());
+  return {};
+}
+template <typename T>
+Expected<void> get(Reader& in, const DecimalPart<T>& p, T& value) {
+  const auto bytes = in.take(in.left());
+  const std::string text(bytes.begin(), std::find(bytes.begin(), bytes.end(), 0));
+  char* end = nullptr;
+  errno = 0;
+  const long long number = std::strtoll(text.c_str(), &end, 10);
+  if (end == text.c_str() || errno == ERANGE || number < 0 || number > INT32_MAX)
+    return fail("the " + std::string(p.name) + " '" + text + "' is not a number from 0 to " + std::to_string(INT32_MAX));
+  value.*p.member = static_cast<std::int32_t>(number);
+  return {};
+}
+template <typename T>
 Expected<void> get(Reader& in, const RestPart<T>& p, T& value) {
   const auto bytes = in.take(in.left());
   value.*p.member = std::vector<std::uint8_t>(bytes.begin(), bytes.end());
@@ -252,7 +316,8 @@ std::vector<std::uint8_t> encodeBinary(const T& value) {
   return out;
 }
 
-/// Decodes `body` as T; errors "bad NAME: ..." (T::kName) naming the part.
+/// Decodes `body` as T; errors "bad NAME: ..." (T::kName) naming the part,
+/// or "K byte(s) after the message" when bytes follow the last part.
 template <BinaryDescribed T>
 Expected<T> decodeBinary(std::span<const std::uint8_t> body) {
   binary::Reader in(body);
@@ -260,6 +325,7 @@ Expected<T> decodeBinary(std::span<const std::uint8_t> body) {
   Expected<void> result;
   std::apply([&](const auto&... p) { (void)((result = binary::get(in, p, value), result.has_value()) && ...); },
              T::parts());
+  if (result) result = binary::nothingAfter(in, "message");
   if (!result) return fail("bad " + std::string(T::kName) + ": " + result.error().message);
   return value;
 }

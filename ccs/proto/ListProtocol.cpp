@@ -22,8 +22,6 @@ Expected<ListItemsRequest> decodeListItemsRequest(const std::vector<std::uint8_t
 std::vector<std::uint8_t> encodeListLength(std::int32_t length) { return encodeBinary(ListLength{length}); }
 
 Expected<std::int32_t> decodeListLength(const std::vector<std::uint8_t>& reply) {
-  if (reply.size() != 4)
-    return fail("bad ccs_list_len reply: " + std::to_string(reply.size()) + " bytes (expected 4)");
   auto length = decodeBinary<ListLength>(reply);
   if (!length) return std::unexpected(length.error());
   return length->length;

@@ -3,6 +3,9 @@
 #include "ccs/tree/Merge.hpp"
 
 #include <cstring>
+#include <utility>
+
+#include "ccs/proto/CharmDebug.hpp"
 
 namespace mpidbg::ccs {
 namespace {
@@ -131,13 +134,12 @@ Expected<MergeRule> MergeTable::ruleFor(std::string_view handler) const {
 
 MergeTable MergeTable::charmDebugDefaults() {
   MergeTable table;
-  table.add("debug/converse/status", MergeRule::Concatenate);
-  table.add("debug/charm/bp/set", MergeRule::LogicalAnd);
-  table.add("debug/charm/bp/remove", MergeRule::LogicalAnd);
-  table.add("debug/charm/bp/removeall", MergeRule::LogicalAnd);
-  table.add("debug/charm/continue", MergeRule::Concatenate);
-  table.add("debug/charm/next", MergeRule::Concatenate);
-  table.add("debug/converse/quit", MergeRule::Concatenate);
+  const std::pair<std::string_view, MergeRule> rules[] = {
+      {proto::kCharmStatusHandler, MergeRule::Concatenate},     {proto::kCharmBreakSetHandler, MergeRule::LogicalAnd},
+      {proto::kCharmBreakRemoveHandler, MergeRule::LogicalAnd}, {proto::kCharmBreakRemoveAllHandler, MergeRule::LogicalAnd},
+      {proto::kCharmContinueHandler, MergeRule::Concatenate},   {proto::kCharmNextHandler, MergeRule::Concatenate},
+      {proto::kCharmQuitHandler, MergeRule::Concatenate}};
+  for (const auto& [handler, rule] : rules) table.add(std::string(handler), rule);
   return table;
 }
 

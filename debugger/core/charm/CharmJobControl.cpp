@@ -5,11 +5,10 @@
 
 #include <algorithm>
 #include <charconv>
-#include <span>
 #include <thread>
 #include <utility>
 
-#include "ccs/transport/Frame.hpp"
+#include "ccs/proto/CharmDebug.hpp"
 #include "ccs/proto/ListProtocol.hpp"
 #include "ccs/proto/PupFmt.hpp"
 #include "debugger/core/charm/CharmJobDetail.hpp"
@@ -24,14 +23,8 @@ using detail::readWholeList;
 
 namespace {
 
-/// The request of debug/charm/bp/set and bp/remove: the entry index as a C
-/// string (CpdSetBreakPoint sscanf's it).
-std::vector<std::uint8_t> entryIndexRequest(int index) {
-  const std::string text = std::to_string(index);
-  std::vector<std::uint8_t> data(text.begin(), text.end());
-  data.push_back(0);
-  return data;
-}
+/// The request of debug/charm/bp/set and bp/remove for entry `index`.
+std::vector<std::uint8_t> entryIndexRequest(int index) { return proto::encodeBinary(proto::CharmEntryIndex{index}); }
 
 }  // namespace
 
@@ -72,7 +65,7 @@ const CharmBreakpoint* CharmJob::breakpointAt(int pe, std::string_view entryName
 std::vector<PeView> CharmJob::status(const RankSet& pes) {
   const RankSet asked = orAll(pes);
   const RankSort sorted = sortPes(asked);
-  auto [replies, failed] = askPes(sorted, "debug/converse/status");
+  auto [replies, failed] = askPes(sorted, proto::kCharmStatusHandler);
   std::vector<PeView> out;
   for (int pe : asked) {
     PeView view;
@@ -87,15 +80,17 @@ std::vector<PeView> CharmJob::status(const RankSet& pes) {
       continue;
     }
     auto reply = replies.find(pe);
-    if (reply == replies.end() || reply->second.size() != 8) {
+    auto decoded = reply == replies.end() ? Expected<proto::CharmPeStatus>{}
+                                          : proto::decodeBinary<proto::CharmPeStatus>(reply->second);
+    if (reply == replies.end() || !decoded) {
       view.state = PeState::Unknown;
       view.error = reply != replies.end()
-                       ? "a debug/converse/status reply of " + std::to_string(reply->second.size()) + " bytes"
+                       ? decoded.error().message
                        : failed[pe] + " (Charm++ answers between entry methods: a PE busy in one answers when it returns)";
       out.push_back(view);
       continue;
     }
-    const bool running = ccs::readBigEndian32(std::span<const std::uint8_t>(reply->second).subspan(4)) != 0;
+    const bool running = decoded->running != 0;
     std::lock_guard lock(mutex_);
     PeNotes& note = notes_[pe];
     if (running) {
@@ -206,10 +201,11 @@ std::pair<CharmBreakpoint, std::map<int, std::string>> CharmJob::setBreakpoint(c
                                                                                const RankSet& pes) {
   CharmBreakpoint bp;
   bp.entry = entry;
-  auto [replies, failed] = askPes(sortPes(orAll(pes)), "debug/charm/bp/set", entryIndexRequest(entry.index));
+  auto [replies, failed] = askPes(sortPes(orAll(pes)), proto::kCharmBreakSetHandler, entryIndexRequest(entry.index));
   for (const auto& [pe, reply] : replies) {
-    // The reply is a native int: ~0 when set, 0 when refused.
-    if (reply.size() != 4 || reply[0] == 0) failed[pe] = "Charm++ refused the breakpoint (already set there?)";
+    auto outcome = proto::decodeBinary<proto::CharmBreakReply>(reply);
+    if (!outcome) failed[pe] = outcome.error().message;
+    else if (!outcome->done()) failed[pe] = "Charm++ refused the breakpoint (already set there?)";
     else bp.pes.insert(pe);
   }
   if (!bp.pes.empty()) {
@@ -229,7 +225,7 @@ Expected<std::map<int, std::string>> CharmJob::removeBreakpoint(int id) {
     bp = it->second;
     breakpoints_.erase(it);
   }
-  return askPes(sortPes(bp.pes), "debug/charm/bp/remove", entryIndexRequest(bp.entry.index)).second;
+  return askPes(sortPes(bp.pes), proto::kCharmBreakRemoveHandler, entryIndexRequest(bp.entry.index)).second;
 }
 
 std::map<int, std::string> CharmJob::freeze(const RankSet& pes, std::chrono::milliseconds settle) {
@@ -238,7 +234,7 @@ std::map<int, std::string> CharmJob::freeze(const RankSet& pes, std::chrono::mil
     std::lock_guard lock(mutex_);
     for (int pe : orAll(pes)) awaiting_.erase(pe);
   }
-  auto failed = postPes(sortPes(orAll(pes)), "debug/converse/freeze");
+  auto failed = postPes(sortPes(orAll(pes)), proto::kCharmFreezeHandler);
   RankSet sent;
   for (int pe : orAll(pes))
     if (!failed.contains(pe)) sent.insert(pe);
@@ -274,7 +270,7 @@ std::map<int, std::string> CharmJob::resume(const RankSet& pes) {
       awaiting_.insert(info.rank);
     }
   }
-  auto failed = postPes(sorted, "debug/charm/continue");
+  auto failed = postPes(sorted, proto::kCharmContinueHandler);
   std::lock_guard lock(mutex_);
   for (const auto& [pe, why] : failed) awaiting_.erase(pe);
   return failed;
@@ -298,7 +294,7 @@ std::map<int, std::string> CharmJob::step(const RankSet& pes) {
     std::lock_guard lock(mutex_);
     for (int pe : toStep) notes_[pe].breakpoint.clear();  // the stopped-at message is delivered; the PE stays frozen
   }
-  failed.merge(postPes(sortPes(toStep), "debug/charm/next"));
+  failed.merge(postPes(sortPes(toStep), proto::kCharmNextHandler));
   return failed;
 }
 

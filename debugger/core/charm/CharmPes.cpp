@@ -4,6 +4,7 @@
 #include <thread>
 #include <utility>
 
+#include "ccs/proto/CharmDebug.hpp"
 #include "debugger/core/charm/CharmLink.hpp"
 
 namespace mpidbg::core::charm {
@@ -42,7 +43,7 @@ std::map<int, Expected<std::vector<std::uint8_t>>> CharmPes::each(const std::vec
   CharmLink* link = program_.link();
   for (const auto& info : targets) {
     if (link == nullptr) out.emplace(info.rank, fail("no program"));
-    else if (handler == "debug/converse/status") out.emplace(info.rank, link->call(handler, info.rank, data, kStatusTimeout));
+    else if (handler == ccs::proto::kCharmStatusHandler) out.emplace(info.rank, link->call(handler, info.rank, data, kStatusTimeout));
     else out.emplace(info.rank, link->call(handler, info.rank, data));
   }
   return out;

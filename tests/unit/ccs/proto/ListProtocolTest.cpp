@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "ccs/proto/CharmDebug.hpp"
 #include "ccs/proto/ListProtocol.hpp"
 #include "ccs/proto/NodeTable.hpp"
 #include "tests/unit/ccs/Transcript.hpp"
@@ -89,7 +90,8 @@ TEST_CASE("list lengths and error replies", "[ccs][list]") {
   CHECK(encodeListLength(152) == hex("00000098"));  // capture 05a
   CHECK(*decodeListLength(hex("00000098")) == 152);
   CHECK(*decodeListLength(encodeListLength(-1)) == -1);
-  CHECK(decodeListLength(hex("000098")).error().message == "bad ccs_list_len reply: 3 bytes (expected 4)");
+  CHECK(decodeListLength(hex("000098")).error().message == "bad ccs_list_len reply: the body ends before the length");
+  CHECK(decodeListLength(hex("0000009800")).error().message == "bad ccs_list_len reply: 1 byte after the message");
 
   const auto error = encodeListError("no list named 'x'");
   CHECK(std::string(error.begin(), error.end()) == "mpidbg-error: no list named 'x'");
@@ -129,4 +131,52 @@ TEST_CASE("ccs_getinfo node tables match capture 01b and reject what is not one"
     REQUIRE_FALSE(bad.has_value());
     CHECK(bad.error().message == row.error);
   }
+}
+
+TEST_CASE("Charm++'s debug handler messages match captures 03a, 06a and 06e", "[ccs][list][charm]") {
+  // 03a: debug/converse/status on PE 0 of a running program.
+  auto status = decodeBinary<CharmPeStatus>(hex("0000000000000001"));
+  REQUIRE(status.has_value());
+  CHECK(status->pe == 0);
+  CHECK(status->running == 1);
+  CHECK(encodeBinary(CharmPeStatus{3, 0}) == hex("0000000300000000"));
+  // 06a: bp/set of entry 148 is '148' and a NUL; done is ffffffff.
+  CHECK(encodeBinary(CharmEntryIndex{148}) == hex("31343800"));
+  auto index = decodeBinary<CharmEntryIndex>(hex("31343800"));
+  REQUIRE(index.has_value());
+  CHECK(index->index == 148);
+  auto done = decodeBinary<CharmBreakReply>(hex("ffffffff"));
+  REQUIRE(done.has_value());
+  CHECK(done->done());
+  // 06e: an index Charm++ does not have is refused with 0.
+  auto refused = decodeBinary<CharmBreakReply>(hex("00000000"));
+  REQUIRE(refused.has_value());
+  CHECK_FALSE(refused->done());
+  // removeall's 1 is a native int, as Charm++ writes it on this machine.
+  const std::int32_t one = 1;
+  const auto* oneBytes = reinterpret_cast<const std::uint8_t*>(&one);
+  CHECK(encodeBinary(CharmBreakReply{1}) == std::vector<std::uint8_t>(oneBytes, oneBytes + 4));
+  // An index is read as Charm++'s sscanf and atoi read it: up to the NUL, blanks and what follows the digits ignored.
+  CHECK(decodeBinary<CharmEntryIndex>(hex("2037783200ffff")).value().index == 7);  // " 7x2" NUL ...
+
+  struct Row {
+    const char* bytes;
+    const char* error;
+  };
+  for (const Row& row : {
+           Row{"00000000", "bad debug/converse/status reply: the body ends before the running flag"},
+           Row{"0000000000000002", "bad debug/converse/status reply: running flag 2 (0 or 1)"},
+           Row{"000000000000000100", "bad debug/converse/status reply: 1 byte after the message"},
+       })
+    CHECK(decodeBinary<CharmPeStatus>(hex(row.bytes)).error().message == row.error);
+  CHECK(decodeBinary<CharmBreakReply>(hex("ffff")).error().message == "bad breakpoint reply: the body ends before the outcome");
+  CHECK(decodeBinary<CharmBreakReply>(hex("ffffffff00")).error().message == "bad breakpoint reply: 1 byte after the message");
+  for (const Row& row : {
+           Row{"", "bad breakpoint request: the entry index '' is not a number from 0 to 2147483647"},
+           Row{"616200", "bad breakpoint request: the entry index 'ab' is not a number from 0 to 2147483647"},
+           Row{"2d3100", "bad breakpoint request: the entry index '-1' is not a number from 0 to 2147483647"},
+           Row{"3231343734383336343800",
+               "bad breakpoint request: the entry index '2147483648' is not a number from 0 to 2147483647"},
+       })
+    CHECK(decodeBinary<CharmEntryIndex>(hex(row.bytes)).error().message == row.error);
 }
