@@ -41,12 +41,18 @@ std::string subcommandSyntax(std::string_view command, const SubcommandSpec& sub
   const std::string_view ranks = sub.args.ranks == RankArg::Optional   ? "[RANKS]"
                                  : sub.args.ranks == RankArg::Required ? "RANKS"
                                                                        : "";
-  return composeSyntax(std::string(command) + " " + sub.name, sub.args, ranks);
+  return composeSyntax(std::string(command) + " " + sub.name, sub.args, sub.operands.empty() ? ranks : sub.operands);
 }
 
 std::string composeSyntax(std::string_view name, const ArgSpec& spec, std::string_view operands) {
   if (!spec.subcommands.empty()) {
+    // The own form first (ArgSpec::subcommandOptional), then each subcommand.
     std::string syntax;
+    if (spec.subcommandOptional) {
+      ArgSpec own = spec;
+      own.subcommands.clear();
+      syntax = composeSyntax(name, own, operands);
+    }
     for (const auto& sub : spec.subcommands) syntax += (syntax.empty() ? "" : " | ") + subcommandSyntax(name, sub);
     return syntax;
   }
@@ -155,20 +161,41 @@ const ArgSpec& parsedSpec(const ArgSpec& spec, const CommandArgs& parsed) {
 
 namespace {
 
-/// Reads the subcommand `line` starts with, then its arguments.
+/// `line` against the options, rank set and own grammar of `spec` (its subcommands aside).
+Expected<CommandArgs> parseWords(std::string_view command, const ArgSpec& spec, std::string_view line);
+
+/// True when `word` is `sub`'s name or one of its aliases.
+bool names(const SubcommandSpec& sub, std::string_view word) {
+  return sub.name == word || std::find(sub.aliases.begin(), sub.aliases.end(), word) != sub.aliases.end();
+}
+
+/// Reads the subcommand `line` starts with, then its arguments; with
+/// ArgSpec::subcommandOptional, a line whose first word names none is the
+/// command's own form.
 Expected<CommandArgs> parseSubcommand(std::string_view command, const ArgSpec& spec, std::string_view line) {
   const auto [word, rest] = splitRankToken(line);
   const std::string usage = " (usage: " + composeSyntax(command, spec, "") + ")";
-  if (word.empty()) return fail(std::string(command) + " needs a subcommand" + usage);
   const SubcommandSpec* found = nullptr;
   const SubcommandSpec* closest = nullptr;
   std::size_t closestDistance = 0;
   for (const auto& sub : spec.subcommands) {
-    if (sub.name == word || std::find(sub.aliases.begin(), sub.aliases.end(), word) != sub.aliases.end()) found = &sub;
+    if (names(sub, word)) found = &sub;
     const std::size_t d = editDistance(word, sub.name);
     if (d <= std::max<std::size_t>(2, sub.name.size() / 3) && (closest == nullptr || d < closestDistance))
       closest = &sub, closestDistance = d;
   }
+  if (found == nullptr && spec.subcommandOptional) {
+    auto args = parseWords(command, spec, line);
+    if (!args || !spec.own) return args;
+    // Options before a subcommand's name ("gdb --keep attach 0") are the own form's: refused.
+    const std::string first = splitRankToken(args->rest).first;
+    for (const auto& sub : spec.subcommands)
+      if (names(sub, first))
+        return fail(std::string(command) + " " + sub.name + " takes no options before its name (usage: " +
+                    subcommandSyntax(command, sub) + ")");
+    return args;
+  }
+  if (word.empty()) return fail(std::string(command) + " needs a subcommand" + usage);
   if (found == nullptr)
     return fail(std::string(command) + " does not know '" + word + "'" +
                 (closest != nullptr ? "; did you mean " + closest->name + "?" : std::string()) + usage);
@@ -181,6 +208,12 @@ Expected<CommandArgs> parseSubcommand(std::string_view command, const ArgSpec& s
 
 Expected<CommandArgs> parseCommandArgs(std::string_view command, const ArgSpec& spec, std::string_view line) {
   if (!spec.subcommands.empty()) return parseSubcommand(command, spec, line);
+  return parseWords(command, spec, line);
+}
+
+namespace {
+
+Expected<CommandArgs> parseWords(std::string_view command, const ArgSpec& spec, std::string_view line) {
   CommandArgs args;
   std::string_view rest = trim(line);
   std::vector<std::string> words;
@@ -223,5 +256,7 @@ Expected<CommandArgs> parseCommandArgs(std::string_view command, const ArgSpec& 
     return fail(std::string(command) + " needs a rank set (e.g. " + std::string(command) + " 0-3)");
   return args;
 }
+
+}  // namespace
 
 }  // namespace mpidbg::cli

@@ -66,8 +66,14 @@ struct BasicArgSpec {
   bool needsJob = false;
   /// Its subcommands (`info entries`, `info break`): when there are any, the
   /// first word names one, and the rest of the line is parsed against that
-  /// subcommand's own ArgSpec (the fields above then describe nothing).
+  /// subcommand's own ArgSpec (the fields above then describe nothing,
+  /// unless subcommandOptional).
   std::vector<Subcommand> subcommands{};
+  /// With subcommands: a line whose first word names none is the command's
+  /// own form, parsed against the fields above (`gdb RANKS COMMAND` beside
+  /// `gdb attach [RANKS]`, `set NAME = EXPR` beside `set pagination`), and
+  /// CommandArgs::subcommand stays empty. Without it, such a word is an error.
+  bool subcommandOptional = false;
 };
 
 /// A command's declared arguments besides its name (Command, Commands.hpp).
@@ -79,6 +85,9 @@ struct SubcommandSpec {
   std::vector<std::string> aliases{};
   std::string summary{};  ///< one line, for help
   ArgSpec args{};         ///< what it takes after its name
+  /// Its operands in the syntax line when they are its own grammar
+  /// (args.own: "[on|off]"); empty: "[RANKS]" or "RANKS" from args.ranks.
+  std::string operands{};
 };
 
 /// A command line's arguments as the parser read them against an ArgSpec.
@@ -142,7 +151,10 @@ std::pair<std::string, std::string> splitRankToken(std::string_view args);
 ///     a rank set (e.g. ...)" when a required one is missing.
 ///   - for a command with subcommands: "CMD needs a subcommand (usage: SYNTAX)"
 ///     for none, "CMD does not know 'X'; did you mean Y? (usage: SYNTAX)"
-///     for an unknown one; then the errors above for "CMD SUB".
+///     for an unknown one (ArgSpec::subcommandOptional: the own form
+///     instead, and "CMD SUB takes no options before its name (usage:
+///     ...)" for options before a subcommand); then the errors above for
+///     "CMD SUB".
 Expected<CommandArgs> parseCommandArgs(std::string_view command, const ArgSpec& spec, std::string_view line);
 
 /// The ArgSpec `parsed` was read against: its subcommand's, else `spec`.
@@ -151,7 +163,8 @@ const ArgSpec& parsedSpec(const ArgSpec& spec, const CommandArgs& parsed);
 /// The syntax line of a command: its name, each option in brackets
 /// ("[--json]", "[--dot FILE]"), then `operands` ("[RANKS]") when not empty.
 /// A command with subcommands: each one's line ("NAME SUB [--opt] [RANKS]",
-/// its rank set from its RankArg) joined by " | ".
+/// its rank set from its RankArg) joined by " | ", after the own form's
+/// line with ArgSpec::subcommandOptional.
 std::string composeSyntax(std::string_view name, const ArgSpec& spec, std::string_view operands);
 
 /// The syntax of subcommand `sub` of `command`: "info entries [RANKS]" (its

@@ -210,7 +210,7 @@ const std::vector<Command>& commandTable() {
        "ending, not blocking: with them, wait runs until the job ends or SECONDS pass.",
        doWait, true,
        {.own = true, .needsJob = true}},
-      {"gdb", {}, "RANKS COMMAND | gdb attach|detach [RANKS]", "Run a gdb command on ranks (attaching on first use)",
+      {"gdb", {}, "RANKS COMMAND", "Run a gdb command on ranks (attaching on first use)",
        "Attaches one gdb (MI) to each rank of RANKS on first use and runs COMMAND, a gdb\n"
        "console command, on all of them. Identical outputs are grouped by rank set, and\n"
        "outputs that differ only in decimal numbers are merged into one line with the\n"
@@ -234,7 +234,15 @@ const std::vector<Command>& commandTable() {
        "frames]'); 'gdb RANKS bt --raw' shows every frame (gdb's bt -no-filters).\n"
        "Examples: gdb 2 bt     gdb [0-3] info threads     gdb attach 0-7     gdb detach all",
        doGdb, false,
-       {.options = {keep}, .ranks = RankArg::Required, .own = true, .needsJob = true}},
+       {.options = {keep},
+        .ranks = RankArg::Required,
+        .own = true,
+        .needsJob = true,
+        .subcommands = {{"attach", {}, "attach gdb to the ranks (all by default) and hold them",
+                         {.ranks = RankArg::Optional, .needsJob = true}},
+                        {"detach", {}, "let the ranks gdb holds (all by default) run again and end their gdb",
+                         {.ranks = RankArg::Optional, .needsJob = true}}},
+        .subcommandOptional = true}},
       {"-mi", {}, "RANKS MI-COMMAND", "Run a raw gdb/MI command on ranks, print each result record",
        "Like 'gdb', but MI-COMMAND is sent to gdb as an MI command (no token: mpidbg adds\n"
        "its own) and each rank's result record is printed as gdb wrote it, without the\n"
@@ -253,7 +261,7 @@ const std::vector<Command>& commandTable() {
        "rank's NAMESPACE:RANK, with * when it published its endpoint there.",
        doRanks, false,
        {.ranks = RankArg::Optional, .needsJob = true}},
-      {"set", {}, "[NAME = EXPR] | set pagination on|off", "Name a rank set, or list the named sets",
+      {"set", {}, "[NAME = EXPR]", "Name a rank set, or list the named sets",
        "Evaluates the rank-set expression EXPR now and names the result: the name keeps\n"
        "those ranks (like a gdb convenience variable; 'set S = blocked' is the ranks blocked\n"
        "at that moment, not re-evaluated later). NAME is letters, digits and '_', not a\n"
@@ -266,7 +274,10 @@ const std::vector<Command>& commandTable() {
        "blocked, frozen, running, exited, held, in MPI_FUNCTION, at entry NAME.\n"
        "Examples: set S = [0-1]     set late = blocked & in MPI_Allreduce     set",
        doSet, false,
-       {.own = true}},
+       {.own = true,
+        .subcommands = {{"pagination", {}, "long output through $PAGER at the prompt (on, the default) or at once (off)",
+                         {.own = true}, "[on|off]"}},
+        .subcommandOptional = true}},
       {"unset", {}, "NAME", "Forget a named rank set", "Removes NAME (see 'set').", doUnset, false,
        {.own = true}},
       {"focus", {}, "[EXPR]", "Set the ranks commands act on by default",

@@ -120,13 +120,13 @@ void releaseAfterLook(Context& ctx, const core::RankSet& ranks, const core::Rank
 }  // namespace
 
 CommandResult doGdb(Context& ctx, const CommandArgs& parsed) {
+  if (parsed.subcommand == "attach") return gdbAttach(ctx, parsed.ranks);
+  if (parsed.subcommand == "detach") return gdbDetach(ctx, parsed.ranks);
   const std::string_view args = parsed.rest;
   const bool keep = parsed.flag("--keep");
   if (args.empty())
     return CommandResult::failure(
         "usage: gdb [--keep] RANKS COMMAND (e.g. 'gdb 2 bt'), gdb attach RANKS, or gdb detach RANKS");
-  if (startsWithWord(args, "attach")) return gdbAttach(ctx, trim(args.substr(6)));
-  if (startsWithWord(args, "detach")) return gdbDetach(ctx, trim(args.substr(6)));
   auto [rankText, command] = splitRankToken(args);
   if (trim(command).empty())
     return CommandResult::failure("usage: gdb RANKS COMMAND: no gdb command given after '" + rankText + "'");

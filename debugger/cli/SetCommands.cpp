@@ -50,15 +50,15 @@ std::string badName(std::string_view name) {
 CommandResult doSet(Context& ctx, const CommandArgs& parsed) {
   std::string_view args = parsed.rest;
   args = trim(args);
-  if (args.empty()) return text(listNamedSets(ctx.session), namedSetsJson(ctx.session));
-  if (args == "pagination" || args.starts_with("pagination ")) {
-    const std::string_view value = trim(args.substr(10));  // empty: on, as in gdb
+  if (parsed.subcommand == "pagination") {
+    const std::string_view value = args;  // empty: on, as in gdb
     if (!value.empty() && value != "on" && value != "off")
       return CommandResult::failure("usage: set pagination on|off (long output through $PAGER at the prompt)");
     const bool on = value != "off";
     ctx.console.setPagination(on);
     return text(std::string("Pagination is ") + (on ? "on" : "off") + ".\n", {{"pagination", on}});
   }
+  if (args.empty()) return text(listNamedSets(ctx.session), namedSetsJson(ctx.session));
   const auto eq = args.find('=');
   if (eq == std::string_view::npos)
     return CommandResult::failure(

@@ -108,6 +108,13 @@ std::string markdownCode(std::string_view text) {
   return fence + (pad ? " " : "") + std::string(text) + (pad ? " " : "") + fence;
 }
 
+/// `cell` for a cell of a Markdown table: its pipes escaped (GitHub's tables
+/// split cells at a pipe even inside a code span).
+std::string tableCell(std::string cell) {
+  for (std::size_t at = 0; (at = cell.find('|', at)) != std::string::npos; at += 2) cell.insert(at, "\\");
+  return cell;
+}
+
 void printCommands(std::ostream& out, const std::vector<Command>& table);
 
 void printMarkdown(std::ostream& out) {
@@ -141,7 +148,7 @@ void printOptions(std::ostream& out, const mpidbg::cli::ArgSpec& spec, std::stri
     for (const auto& sub : spec.subcommands) {
       std::string aliases;
       for (const auto& alias : sub.aliases) aliases += (aliases.empty() ? "" : ", ") + markdownCode(alias);
-      out << "| " << markdownCode(mpidbg::cli::subcommandSyntax(command, sub)) << " | "
+      out << "| " << tableCell(markdownCode(mpidbg::cli::subcommandSyntax(command, sub))) << " | "
           << (aliases.empty() ? std::string("-") : aliases) << " | "
           << (jobs ? std::string(sub.args.needsJob ? "yes | " : "no | ") : std::string()) << markdownText(sub.summary)
           << " |\n";
@@ -151,6 +158,13 @@ void printOptions(std::ostream& out, const mpidbg::cli::ArgSpec& spec, std::stri
         out << "\nOptions of " << markdownCode(std::string(command) + " " + sub.name) << ":\n";
         printOptions(out, sub.args, command);
       }
+    if (!spec.subcommandOptional) return;
+    // The own form's options, rank set and job (`gdb [--keep] RANKS COMMAND`).
+    mpidbg::cli::ArgSpec own = spec;
+    own.subcommands.clear();
+    if (!own.options.empty() || own.ranks != RankArg::None || own.needsJob)
+      out << "\nOptions of " << markdownCode(std::string(command)) << " itself:\n";
+    printOptions(out, own, command);
     return;
   }
   if (!spec.options.empty()) {

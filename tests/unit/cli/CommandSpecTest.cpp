@@ -147,7 +147,8 @@ TEST_CASE("the command table: syntax composed from the spec, options unique, hel
   CHECK(where->args.ranks == cli::RankArg::Optional);
   CHECK(where->args.needsJob);
   CHECK(cli::findCommand("hang")->syntax == "hang [--json] [--memory] [--no-frames]");
-  CHECK(cli::findCommand("gdb")->syntax == "gdb [--keep] RANKS COMMAND | gdb attach|detach [RANKS]");
+  CHECK(cli::findCommand("gdb")->syntax == "gdb [--keep] RANKS COMMAND | gdb attach [RANKS] | gdb detach [RANKS]");
+  CHECK(cli::findCommand("set")->syntax == "set [NAME = EXPR] | set pagination [on|off]");
   const auto help = cli::commandHelp(*cli::findCommand("freeze"));
   CHECK_THAT(help.text, Catch::Contains("Options:\n  --now  stop wherever the rank is"));
   CHECK(help.data["options"][0]["name"] == "--now");
@@ -209,4 +210,42 @@ TEST_CASE("a command's subcommands are declared and parsed once", "[cli]") {
   CHECK(parseCommandArgs("info", spec, "entries --al").error().message ==
         "info entries does not know option '--al'; did you mean --all? (options: --all)");
   CHECK(parseCommandArgs("info", spec, "break 3").error().message == "info break takes no arguments");
+}
+
+TEST_CASE("optional subcommands: a first word that names none is the command's own form", "[cli]") {
+  using namespace mpidbg::cli;
+  const ArgSpec gdb{.options = {{"--keep", OptionValue::Flag, "", "hold"}},
+                    .ranks = RankArg::Required,
+                    .own = true,
+                    .needsJob = true,
+                    .subcommands = {{"attach", {}, "attach", {.ranks = RankArg::Optional}},
+                                    {"detach", {}, "detach", {.ranks = RankArg::Optional, .needsJob = true}}},
+                    .subcommandOptional = true};
+  CHECK(composeSyntax("gdb", gdb, "RANKS COMMAND") == "gdb [--keep] RANKS COMMAND | gdb attach [RANKS] | gdb detach [RANKS]");
+
+  auto attach = parseCommandArgs("gdb", gdb, "attach [0-3, 7]");
+  REQUIRE(attach.has_value());
+  CHECK(attach->subcommand == "attach");
+  CHECK(attach->ranks == "[0-3, 7]");
+  CHECK_FALSE(parsedSpec(gdb, *attach).needsJob);
+  auto own = parseCommandArgs("gdb", gdb, "--keep 2 bt");
+  REQUIRE(own.has_value());
+  CHECK(own->subcommand.empty());
+  CHECK(own->flag("--keep"));
+  CHECK(own->rest == "2 bt");
+  CHECK(parsedSpec(gdb, *own).needsJob);
+  // A near miss of a subcommand is the own form too (a rank set, a named set): its own errors follow.
+  CHECK(parseCommandArgs("gdb", gdb, "atach 0").value().rest == "atach 0");
+  CHECK(parseCommandArgs("gdb", gdb, "").value().rest.empty());
+  CHECK(parseCommandArgs("gdb", gdb, "--keep attach 0").error().message ==
+        "gdb attach takes no options before its name (usage: gdb attach [RANKS])");
+  CHECK(parseCommandArgs("gdb", gdb, "detach --keep 0").error().message == "gdb detach takes no options (got '--keep')");
+
+  const ArgSpec set{.own = true, .subcommands = {{"pagination", {}, "paging", {.own = true}, "[on|off]"}}, .subcommandOptional = true};
+  CHECK(composeSyntax("set", set, "[NAME = EXPR]") == "set [NAME = EXPR] | set pagination [on|off]");
+  auto pagination = parseCommandArgs("set", set, "pagination off");
+  REQUIRE(pagination.has_value());
+  CHECK(pagination->subcommand == "pagination");
+  CHECK(pagination->rest == "off");
+  CHECK(parseCommandArgs("set", set, "S = 0-3").value().rest == "S = 0-3");
 }
