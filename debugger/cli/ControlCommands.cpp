@@ -134,12 +134,12 @@ nlohmann::json countsJson(const std::map<int, std::uint64_t>& byRank, const std:
 CommandResult infoThreadLevel(Context& ctx, std::string_view rankText) {
   auto ranks = commandRanks(ctx, rankText);
   if (!ranks) return CommandResult::failure(ranks.error().message);
-  auto [text, missing] = ctx.debugger.collect(*ranks, proto::kThreadLevelHandler);
-  auto infos = proto::decodeThreadLevels(text);
-  if (!infos) return CommandResult::failure(infos.error().message);
+  auto report = ctx.debugger.controls().threadLevels(*ranks);
+  if (!report) return CommandResult::failure(report.error().message);
+  const auto& missing = report->missing;
   std::map<int, std::string> byRank;
   std::map<std::string, proto::ThreadLevelInfo> sample;
-  for (const auto& i : *infos) {
+  for (const auto& i : report->items) {
     const std::string line = "requested " + proto::threadLevelName(i.requested) + ", provided " +
                              proto::threadLevelName(i.provided) + ", required so far " +
                              proto::threadLevelName(i.required) + " (" + std::to_string(i.violations) +
@@ -229,13 +229,13 @@ nlohmann::json byFunctionJson(std::string_view byKind) {
 CommandResult infoRecord(Context& ctx, std::string_view rankText) {
   auto ranks = commandRanks(ctx, rankText);
   if (!ranks) return CommandResult::failure(ranks.error().message);
-  auto [text, missing] = ctx.debugger.collect(*ranks, proto::kRecordHandler);
-  auto infos = proto::decodeRecordInfos(text);
-  if (!infos) return CommandResult::failure(infos.error().message);
+  auto report = ctx.debugger.controls().records(*ranks);
+  if (!report) return CommandResult::failure(report.error().message);
+  const auto& missing = report->missing;
   std::map<int, std::string> byRank;
   CommandResult result;
   result.data = {{"records", nlohmann::json::array()}, {"missing", groupsJson(missing, "why")}};
-  for (const auto& i : *infos) {
+  for (const auto& i : report->items) {
     std::string line;
     if (!i.recordPath.empty()) {
       line += "recorded " + std::to_string(i.recorded) + (i.recorded == 1 ? " decision" : " decisions");
@@ -437,7 +437,7 @@ CommandResult doInfo(Context& ctx, const CommandArgs& parsed) {
     const auto& missing = report->missing;
     std::map<std::string, std::map<int, std::string>> byName;
     std::map<std::string, std::map<int, std::uint64_t>> counts;
-    for (const auto& e : report->entries) {
+    for (const auto& e : report->items) {
       byName[e.name][e.rank] = std::to_string(e.hits) + (e.hits == 1 ? " hit" : " hits");
       counts[e.name][e.rank] = e.hits;
     }

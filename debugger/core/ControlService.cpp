@@ -1,6 +1,7 @@
 // ControlService: the session's breakpoint table and the control requests
-// (bp/set, bp/delete, bp/enable, bp/list, freeze, step, entries) encoded and
-// decoded here, so commands deal in typed values only.
+// (bp/set, bp/delete, bp/enable, bp/list, freeze, step, entries,
+// threadlevel, record) encoded and decoded here, so commands deal in typed
+// values only.
 #include "debugger/core/ControlService.hpp"
 
 #include <algorithm>
@@ -64,11 +65,24 @@ ControlOutcomes ControlService::step(const RankSet& ranks, std::uint64_t count) 
   return channel_.send(ranks, proto::kStepHandler, proto::encode(request));
 }
 
-Expected<EntryReport> ControlService::entries(const RankSet& ranks) {
-  auto [text, missing] = channel_.collect(ranks, proto::kEntriesHandler);
-  auto entries = proto::decodeEntries(text);
-  if (!entries) return std::unexpected(entries.error());
-  return EntryReport{std::move(*entries), std::move(missing)};
+template <typename Item, typename Decode>
+Expected<RankReport<Item>> ControlService::report(const RankSet& ranks, std::string_view handler, Decode decode) {
+  auto [text, missing] = channel_.collect(ranks, handler);
+  Expected<std::vector<Item>> items = decode(text);
+  if (!items) return std::unexpected(items.error());
+  return RankReport<Item>{std::move(*items), std::move(missing)};
+}
+
+Expected<RankReport<proto::EntryInfo>> ControlService::entries(const RankSet& ranks) {
+  return report<proto::EntryInfo>(ranks, proto::kEntriesHandler, proto::decodeEntries);
+}
+
+Expected<RankReport<proto::ThreadLevelInfo>> ControlService::threadLevels(const RankSet& ranks) {
+  return report<proto::ThreadLevelInfo>(ranks, proto::kThreadLevelHandler, proto::decodeThreadLevels);
+}
+
+Expected<RankReport<proto::RecordInfo>> ControlService::records(const RankSet& ranks) {
+  return report<proto::RecordInfo>(ranks, proto::kRecordHandler, proto::decodeRecordInfos);
 }
 
 void ControlService::restore(BreakpointEntry entry) {

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "ccs/proto/ControlProtocol.hpp"
+#include "ccs/proto/RecordProtocol.hpp"
+#include "ccs/proto/ThreadLevelProtocol.hpp"
 #include "debugger/core/RankSet.hpp"
 #include "mpidbg/Error.hpp"
 
@@ -55,10 +57,12 @@ struct BreakpointSet {
   ControlOutcomes outcomes;
 };
 
-/// The entry points ranks reported (mpidbg/entries), and the ranks that did
-/// not answer with why.
-struct EntryReport {
-  std::vector<ccs::proto::EntryInfo> entries;
+/// What ranks answered to one of the runtime's list handlers, decoded (one
+/// item per rank's record: mpidbg/entries, mpidbg/threadlevel,
+/// mpidbg/record), and the ranks that did not answer with why.
+template <typename Item>
+struct RankReport {
+  std::vector<Item> items;
   std::map<int, std::string> missing;
 };
 
@@ -103,7 +107,13 @@ class ControlService {
   ControlOutcomes step(const RankSet& ranks, std::uint64_t count);
   /// The entry points `ranks` reached and their hits (mpidbg/entries).
   /// Error: the reply does not decode (its message).
-  Expected<EntryReport> entries(const RankSet& ranks);
+  Expected<RankReport<ccs::proto::EntryInfo>> entries(const RankSet& ranks);
+  /// Each rank's requested, provided and required thread levels and its
+  /// violations (mpidbg/threadlevel). Error: the reply does not decode.
+  Expected<RankReport<ccs::proto::ThreadLevelInfo>> threadLevels(const RankSet& ranks);
+  /// What each rank records and replays (mpidbg/record). Error: the reply
+  /// does not decode.
+  Expected<RankReport<ccs::proto::RecordInfo>> records(const RankSet& ranks);
 
   /// Adds `entry` to the table as if it had been set, sending nothing (a
   /// session's breakpoints outlive its job; tests set up such a session).
@@ -114,6 +124,10 @@ class ControlService {
   void clear() { table_.clear(); }
 
  private:
+  /// `handler`'s merged records from `ranks`, decoded by `decode`.
+  template <typename Item, typename Decode>
+  Expected<RankReport<Item>> report(const RankSet& ranks, std::string_view handler, Decode decode);
+
   ControlChannel channel_;
   std::map<int, BreakpointEntry> table_;
   int nextId_ = 1;

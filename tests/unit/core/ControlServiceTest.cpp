@@ -136,11 +136,40 @@ TEST_CASE("ControlService reads hits and entries from the ranks' lists", "[contr
   auto entries = service.entries(RankSet::range(0, 3));
   CHECK(fake.sent.back().handler == proto::kEntriesHandler);
   REQUIRE(entries.has_value());
-  REQUIRE(entries->entries.size() == 1);
-  CHECK(entries->entries[0].name == "solver");
+  REQUIRE(entries->items.size() == 1);
+  CHECK(entries->items[0].name == "solver");
   CHECK(entries->missing.at(3) == "did not answer");
   fake.listReply = "garbage";
   CHECK_FALSE(service.entries(RankSet::range(0, 3)).has_value());
+
+  // The thread levels and the record/replay state come the same way: the
+  // service names the handler and decodes; the commands get typed items.
+  std::vector<proto::ThreadLevelInfo> levels(2);
+  levels[0].rank = 0;
+  levels[0].provided = 3;
+  levels[1].rank = 1;
+  levels[1].violations = 2;
+  fake.listReply = proto::encode(std::span<const proto::ThreadLevelInfo>(levels));
+  auto threadLevels = service.threadLevels(RankSet::range(0, 3));
+  CHECK(fake.sent.back().handler == proto::kThreadLevelHandler);
+  REQUIRE(threadLevels.has_value());
+  REQUIRE(threadLevels->items.size() == 2);
+  CHECK(threadLevels->items[0].provided == 3);
+  CHECK(threadLevels->items[1].violations == 2);
+  CHECK(threadLevels->missing.at(3) == "did not answer");
+  std::vector<proto::RecordInfo> records(1);
+  records[0].rank = 2;
+  records[0].recording = true;
+  records[0].recordPath = "/tmp/rec/2.log";
+  fake.listReply = proto::encode(std::span<const proto::RecordInfo>(records));
+  auto recordReport = service.records(RankSet::range(0, 3));
+  CHECK(fake.sent.back().handler == proto::kRecordHandler);
+  REQUIRE(recordReport.has_value());
+  REQUIRE(recordReport->items.size() == 1);
+  CHECK(recordReport->items[0].recordPath == "/tmp/rec/2.log");
+  fake.listReply = "garbage";
+  CHECK_FALSE(service.threadLevels(RankSet::range(0, 3)).has_value());
+  CHECK_FALSE(service.records(RankSet::range(0, 3)).has_value());
 }
 
 TEST_CASE("ControlService encodes freeze and step", "[control]") {
