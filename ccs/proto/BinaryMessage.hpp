@@ -13,10 +13,10 @@
 #include <cerrno>
 #include <climits>
 #include <concepts>
-#include <cstdlib>
-#include <cstring>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <span>
 #include <string>
 #include <string_view>

@@ -174,17 +174,9 @@ bool names(const SubcommandSpec& sub, std::string_view word) {
 /// command's own form.
 Expected<CommandArgs> parseSubcommand(std::string_view command, const ArgSpec& spec, std::string_view line) {
   const auto [word, rest] = splitRankToken(line);
-  const std::string usage = " (usage: " + composeSyntax(command, spec, "") + ")";
-  const SubcommandSpec* found = nullptr;
-  const SubcommandSpec* closest = nullptr;
-  std::size_t closestDistance = 0;
-  for (const auto& sub : spec.subcommands) {
-    if (names(sub, word)) found = &sub;
-    const std::size_t d = editDistance(word, sub.name);
-    if (d <= std::max<std::size_t>(2, sub.name.size() / 3) && (closest == nullptr || d < closestDistance))
-      closest = &sub, closestDistance = d;
-  }
-  if (found == nullptr && spec.subcommandOptional) {
+  const auto found = std::find_if(spec.subcommands.begin(), spec.subcommands.end(),
+                                  [&](const SubcommandSpec& sub) { return names(sub, word); });
+  if (found == spec.subcommands.end() && spec.subcommandOptional) {
     auto args = parseWords(command, spec, line);
     if (!args || !spec.own) return args;
     // Options before a subcommand's name ("gdb --keep attach 0") are the own form's: refused.
@@ -195,10 +187,19 @@ Expected<CommandArgs> parseSubcommand(std::string_view command, const ArgSpec& s
                     subcommandSyntax(command, sub) + ")");
     return args;
   }
+  const std::string usage = " (usage: " + composeSyntax(command, spec, "") + ")";
   if (word.empty()) return fail(std::string(command) + " needs a subcommand" + usage);
-  if (found == nullptr)
+  if (found == spec.subcommands.end()) {
+    const SubcommandSpec* closest = nullptr;
+    std::size_t closestDistance = 0;
+    for (const auto& sub : spec.subcommands) {
+      const std::size_t d = editDistance(word, sub.name);
+      if (d <= std::max<std::size_t>(2, sub.name.size() / 3) && (closest == nullptr || d < closestDistance))
+        closest = &sub, closestDistance = d;
+    }
     return fail(std::string(command) + " does not know '" + word + "'" +
                 (closest != nullptr ? "; did you mean " + closest->name + "?" : std::string()) + usage);
+  }
   auto args = parseCommandArgs(std::string(command) + " " + found->name, found->args, rest);
   if (args) args->subcommand = found->name;
   return args;

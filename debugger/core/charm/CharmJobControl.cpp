@@ -80,13 +80,16 @@ std::vector<PeView> CharmJob::status(const RankSet& pes) {
       continue;
     }
     auto reply = replies.find(pe);
-    auto decoded = reply == replies.end() ? Expected<proto::CharmPeStatus>{}
-                                          : proto::decodeBinary<proto::CharmPeStatus>(reply->second);
-    if (reply == replies.end() || !decoded) {
+    if (reply == replies.end()) {
       view.state = PeState::Unknown;
-      view.error = reply != replies.end()
-                       ? decoded.error().message
-                       : failed[pe] + " (Charm++ answers between entry methods: a PE busy in one answers when it returns)";
+      view.error = failed[pe] + " (Charm++ answers between entry methods: a PE busy in one answers when it returns)";
+      out.push_back(view);
+      continue;
+    }
+    auto decoded = proto::decodeBinary<proto::CharmPeStatus>(reply->second);
+    if (!decoded) {
+      view.state = PeState::Unknown;
+      view.error = decoded.error().message;
       out.push_back(view);
       continue;
     }
